@@ -136,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--after", required=True, help="position JSON, or a file holding it")
     head_exception(judge)
     judge.set_defaults(run=cmd_check)
+
+    from synth.cli import add_commands as add_synth_commands
+
+    add_synth_commands(commands)
     return parser
 
 
