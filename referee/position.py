@@ -49,6 +49,31 @@ def opposite_point(variant: Variant, point: int) -> int:
     return 25 - point  # short nardy, 21.2
 
 
+class ResultKind(enum.Enum):
+    SINGLE = "single"
+    MARS = "mars"  # the loser bore off no checker
+    KOKS = "koks"  # short nardy: a mars with a checker still on the bar or in the winner's home
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """Points per kind of win; the competition's regulations set them (rule 8 of the digest)."""
+
+    single: int = 1
+    mars: int = 2
+    koks: int = 3
+
+    def points(self, kind: ResultKind) -> int:
+        return {ResultKind.SINGLE: self.single, ResultKind.MARS: self.mars}.get(kind, self.koks)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    winner: Side
+    kind: ResultKind
+    points: int
+
+
 Counts = tuple[int, ...]
 """26 checker counts in a side's own numbering: [off, point 1 .. point 24, bar]."""
 
@@ -109,6 +134,22 @@ class Position:
             if self.counts(side)[OFF] == CHECKERS_PER_SIDE:
                 return side
         return None
+
+    def result(self, scoring: Scoring | None = None) -> GameResult | None:
+        """The finished game's result (5.4.39), or None while it goes on."""
+        winner = self.winner()
+        if winner is None:
+            return None
+        scoring = scoring or Scoring()
+        loser = self.counts(winner.other)
+        kind = ResultKind.SINGLE
+        if loser[OFF] == 0:
+            kind = ResultKind.MARS
+            # Short nardy's backgammon: the loser still has a checker on the bar or in the
+            # winner's home (the loser's points 19-24).
+            if self.variant is Variant.SHORT and any(loser[19:]):
+                kind = ResultKind.KOKS
+        return GameResult(winner, kind, scoring.points(kind))
 
     # -- validity --------------------------------------------------------------------------
 

@@ -57,6 +57,10 @@ class DiceError(ValueError):
     """Dice that no throw can show."""
 
 
+class IllegalMoveError(ValueError):
+    """A well-formed move sequence that the rules do not allow."""
+
+
 def parse_dice(text: str | Sequence[object]) -> Dice:
     """Read dice given as "6-5" (or "65", "6,5") or as a two-item list."""
     if isinstance(text, str):
@@ -240,6 +244,9 @@ class Rules:
         big, small = max(dice), min(dice)
         orders = [(big,) * 4] if big == small else [(big, small), (small, big)]
         deepest: list[tuple[int, list[tuple[_Turn, tuple[Move, ...]]]]] = []
+        # Bearing off the last checker ends the game, so it counts as a full use of the dice
+        # even when dice remain (gnubg's convention too).
+        finished: list[tuple[_Turn, tuple[Move, ...]]] = []
         for order in orders:
             frontier: dict[tuple[int, ...], tuple[_Turn, tuple[Move, ...]]] = {
                 start.key(): (start, ())
@@ -255,6 +262,7 @@ class Rules:
                 if not reached:
                     break
                 frontier, depth = reached, depth + 1
+                finished += [play for play in reached.values() if play[0].own[OFF] == 15]
             deepest.append((depth, list(frontier.values())))
         most = max(depth for depth, _ in deepest)
         if most == 0:
@@ -263,6 +271,7 @@ class Rules:
         plays = [play for depth, found in deepest if depth == most for play in found]
         if most == 1 and big != small and deepest[0][0] == 1:
             plays = deepest[0][1]
+        plays += finished
         distinct: dict[tuple[int, ...], Outcome] = {}
         for turn, moves in plays:
             key = (*turn.own, *turn.opp)
@@ -270,10 +279,42 @@ class Rules:
                 distinct[key] = Outcome(self._board(position, turn.own, turn.opp), moves)
         return list(distinct.values())
 
-    def most_dice_playable(self, position: Position, dice: Dice) -> int:
-        """How many dice a legal play uses (0 when the turn passes)."""
-        outcome = self.outcomes(position, dice)[0]
-        return len(outcome.moves)
+    def play(self, position: Position, dice: Dice, moves: Sequence[Move]) -> Position:
+        """The position after `moves`; raises IllegalMoveError unless they are a legal play.
+
+        Each move must be a legal step with a die not yet used, and the whole must use the
+        dice as 5.4.26 requires (as many as possible, the larger one if only one).
+        """
+        head_limit = self.head_limit(position, dice)
+        start = self._view(position)
+        front = self.block_front(start)
+        pool = (dice[0],) * 4 if dice[0] == dice[1] else dice
+
+        def replay(turn: _Turn, left: tuple[int, ...], index: int) -> _Turn | None:
+            if index == len(moves):
+                return turn
+            wanted = Move(*moves[index])
+            for die in dict.fromkeys(left):
+                rest = list(left)
+                rest.remove(die)
+                for move, after, _ in self._steps(turn, die, head_limit, front):
+                    if move == wanted:
+                        done = replay(after, tuple(rest), index + 1)
+                        if done is not None:
+                            return done
+            return None
+
+        end = replay(start, pool, 0)
+        if end is None:
+            shown = " ".join(f"{a}/{b}" for a, b in moves)
+            raise IllegalMoveError(f"{shown} is not a sequence of legal steps with {dice}")
+        result = self._board(position, end.own, end.opp)
+        if all(o.position != result for o in self.outcomes(position, dice)):
+            raise IllegalMoveError(
+                "the moves leave dice unplayed or play the smaller die where the rules (5.4.26) "
+                "require more"
+            )
+        return result
 
     def explanations(
         self, position: Position, dice: Dice, relaxed: frozenset[Step]

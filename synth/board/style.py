@@ -1,0 +1,144 @@
+"""Random board designs: surfaces, triangle and checker colours, sizes. Colours are BGR.
+
+Palettes follow real sets: tournament boards (the stream frames: walnut frame, black and tan
+points on light grey linen, white mother-of-pearl against gold checkers, a logo on each
+half, brass hinges on a hinge-wide bar), felt and leather boards, wooden boards with inlaid
+points, and cheap printed ones with low-contrast colours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from synth.board.layout import BoardGeometry
+
+BGR = tuple[int, int, int]
+Surface = Literal["wood", "felt", "leather", "linen", "plain"]
+Finish = Literal["plastic", "pearl", "metal", "wood"]
+
+# (name, BGR, surfaces it comes in)
+FIELDS: list[tuple[BGR, Surface]] = [
+    ((214, 220, 222), "linen"), ((200, 212, 218), "linen"), ((188, 206, 220), "leather"),
+    ((60, 100, 40), "felt"), ((40, 70, 30), "felt"), ((110, 70, 30), "felt"),
+    ((40, 40, 120), "felt"), ((30, 30, 35), "leather"), ((50, 70, 110), "leather"),
+    ((120, 170, 210), "wood"), ((80, 120, 170), "wood"), ((50, 80, 120), "wood"),
+    ((150, 190, 215), "plain"), ((225, 230, 232), "plain"), ((90, 110, 120), "felt"),
+]
+# Triangle pairs (a, b): contrasting and low-contrast.
+TRIANGLES: list[tuple[BGR, BGR]] = [
+    ((25, 25, 28), (60, 140, 200)),    # black / tan (tournament)
+    ((35, 35, 170), (230, 235, 235)),  # red / white
+    ((30, 30, 30), (40, 40, 180)),     # black / red
+    ((40, 80, 30), (200, 225, 235)),   # green / cream
+    ((30, 50, 90), (130, 170, 205)),   # brown / beige (low contrast)
+    ((40, 30, 110), (190, 215, 230)),  # burgundy / ivory
+    ((120, 60, 20), (230, 230, 225)),  # blue / white
+    ((60, 60, 60), (150, 150, 150)),   # grey / grey (low contrast)
+    ((20, 40, 70), (70, 110, 160)),    # dark / mid wood
+    ((40, 30, 25), (40, 120, 170)),    # walnut / ochre
+    ((80, 40, 60), (150, 160, 200)),   # purple / pink-beige
+    ((25, 25, 28), (225, 228, 230)),   # black / white
+]
+FRAMES: list[tuple[BGR, Surface]] = [
+    ((35, 45, 60), "wood"), ((25, 35, 50), "wood"), ((40, 70, 120), "wood"),
+    ((90, 140, 190), "wood"), ((25, 25, 28), "leather"), ((40, 50, 90), "leather"),
+    ((60, 60, 60), "plain"), ((20, 30, 70), "wood"), ((200, 205, 210), "plain"),
+]
+# Checker pairs (light, dark) with their finish.
+CHECKERS: list[tuple[str, BGR, Finish, str, BGR, Finish]] = [
+    ("white", (235, 238, 240), "pearl", "gold", (40, 150, 215), "metal"),
+    ("white", (240, 240, 240), "plastic", "black", (30, 30, 32), "plastic"),
+    ("ivory", (200, 228, 240), "plastic", "brown", (30, 55, 95), "plastic"),
+    ("white", (235, 235, 235), "plastic", "red", (35, 35, 175), "plastic"),
+    ("cream", (185, 215, 230), "wood", "dark brown", (25, 40, 70), "wood"),
+    ("pearl", (225, 225, 230), "pearl", "amber", (30, 110, 190), "pearl"),
+    ("beige", (170, 200, 215), "plastic", "burgundy", (40, 25, 110), "plastic"),
+    ("white", (240, 238, 235), "plastic", "blue", (140, 70, 25), "plastic"),
+    ("light gold", (110, 200, 235), "metal", "black", (25, 25, 25), "metal"),
+    ("white", (230, 235, 235), "pearl", "green", (50, 90, 20), "plastic"),
+    ("ivory", (190, 225, 235), "pearl", "gold", (50, 140, 190), "metal"),
+    ("grey", (175, 178, 180), "plastic", "black", (35, 35, 40), "plastic"),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerLook:
+    name: str
+    colour: BGR
+    finish: Finish
+
+
+@dataclass(frozen=True, slots=True)
+class BoardStyle:
+    """Everything that stays fixed for one board on one table."""
+
+    geometry: BoardGeometry
+    field: BGR
+    field_surface: Surface
+    triangles: tuple[BGR, BGR]
+    outline: BGR | None  # a thin line around each triangle, or none
+    tip_power: float  # triangle sides: < 1 convex, > 1 concave (rounded "teardrop" points)
+    frame: BGR
+    frame_surface: Surface
+    frame_width: float  # field units, outer frame around field and trays
+    bar: BGR
+    hinges: bool
+    logo: bool
+    light: CheckerLook
+    dark: CheckerLook
+
+
+def _jitter(rng: np.random.Generator, colour: BGR, amount: float) -> BGR:
+    c = np.clip(np.array(colour, float) * rng.uniform(1 - amount, 1 + amount, 3), 0, 255)
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def random_geometry(rng: np.random.Generator) -> BoardGeometry:
+    width = 1000.0
+    height = width * rng.uniform(0.78, 1.0)
+    bar = width * float(rng.choice([rng.uniform(0.02, 0.05), rng.uniform(0.05, 0.11)]))
+    point_w = (width - bar) / 12
+    diameter = point_w * rng.uniform(0.82, 1.0)
+    return BoardGeometry(
+        width=width,
+        height=height,
+        bar_width=bar,
+        point_length=height * rng.uniform(0.34, 0.44),
+        checker_diameter=diameter,
+        gap=diameter * float(rng.choice([0.0, rng.uniform(0.0, 0.06)])),
+        row_max=int(rng.choice([5, 5, 5, 6])),
+        tray_width=diameter * rng.uniform(1.2, 1.6),
+        tray_gap=width * rng.uniform(0.03, 0.08),
+    )
+
+
+def random_style(rng: np.random.Generator) -> BoardStyle:
+    field, surface = FIELDS[int(rng.integers(len(FIELDS)))]
+    tri_a, tri_b = TRIANGLES[int(rng.integers(len(TRIANGLES)))]
+    frame, frame_surface = FRAMES[int(rng.integers(len(FRAMES)))]
+    ln, lc, lf, dn, dc, df = CHECKERS[int(rng.integers(len(CHECKERS)))]
+    if rng.random() < 0.5:
+        tri_a, tri_b = tri_b, tri_a
+    outline: BGR | None = None
+    if rng.random() < 0.25:
+        outline = _jitter(rng, ((60, 170, 210), (230, 230, 230), (20, 20, 20))[
+            int(rng.integers(3))], 0.1)
+    return BoardStyle(
+        geometry=random_geometry(rng),
+        field=_jitter(rng, field, 0.08),
+        field_surface=surface,
+        triangles=(_jitter(rng, tri_a, 0.1), _jitter(rng, tri_b, 0.1)),
+        outline=outline,
+        tip_power=float(rng.uniform(0.75, 1.5)),
+        frame=_jitter(rng, frame, 0.12),
+        frame_surface=frame_surface,
+        frame_width=float(rng.uniform(20, 90)),
+        bar=_jitter(rng, frame if rng.random() < 0.7 else field, 0.1),
+        hinges=bool(rng.random() < 0.6),
+        logo=bool(rng.random() < 0.35),
+        light=CheckerLook(ln, _jitter(rng, lc, 0.06), lf),
+        dark=CheckerLook(dn, _jitter(rng, dc, 0.1), df),
+    )
