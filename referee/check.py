@@ -171,8 +171,10 @@ def _best_explanation(
 def _dice_use(
     rules: Rules, mover: Side, dice: Dice, steps: Explained, outcomes: list[Outcome]
 ) -> list[Violation]:
-    playable = len(outcomes[0].moves)
+    playable = max(len(outcome.moves) for outcome in outcomes)
     name = mover.value.capitalize()
+    if steps.own[OFF] == CHECKERS_PER_SIDE:
+        return []  # the game is won; no die is left to play
     if len(steps.dice_used) < playable:
         unplayed = playable - len(steps.dice_used)
         return [Violation(DICE_UNPLAYED, f"{name} played {len(steps.dice_used)} of the dice "

@@ -19,7 +19,7 @@ BGR = tuple[int, int, int]
 Surface = Literal["wood", "felt", "leather", "linen", "plain"]
 Finish = Literal["plastic", "pearl", "metal", "wood"]
 
-# (name, BGR, surfaces it comes in)
+# (BGR, surface)
 FIELDS: list[tuple[BGR, Surface]] = [
     ((214, 220, 222), "linen"), ((200, 212, 218), "linen"), ((188, 206, 220), "leather"),
     ((60, 100, 40), "felt"), ((40, 70, 30), "felt"), ((110, 70, 30), "felt"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synth.dice.geometry import pip_centres, quat_from_z, rounded_cube_vertices
+from synth.dice.geometry import FACE_NORMALS, pip_centres, quat_from_z, rounded_cube_vertices
 
 TEXTURE_SIZE = 256
 WALL = 0.006  # wall thickness
@@ -133,8 +133,7 @@ def die_body(index: int, die: DieShape) -> str:
     radius = die.pip_radius * die.half
     for value in range(1, 7):
         for k, centre in enumerate(pip_centres(value, die.half, die.pip_spacing * die.half)):
-            normal = centre / np.linalg.norm(centre) if value == 1 else None
-            n = normal if normal is not None else _face_normal(value)
+            n = np.array(FACE_NORMALS[value])
             material = f"pipaccent{index}" if value in (1, 4) else f"pip{index}"
             parts.append(
                 f'<geom name="die{index}_pip{value}_{k}" type="ellipsoid" class="pip" '
@@ -142,12 +141,6 @@ def die_body(index: int, die: DieShape) -> str:
                 f'size="{_fmt((radius, radius, radius * 0.12))}" material="{material}"/>')
     parts.append("</body>")
     return "\n".join(parts)
-
-
-def _face_normal(value: int) -> np.ndarray:
-    from synth.dice.geometry import FACE_NORMALS
-
-    return np.array(FACE_NORMALS[value])
 
 
 def build_xml(params: SceneParams) -> str:
@@ -170,9 +163,9 @@ def build_xml(params: SceneParams) -> str:
   <map znear="0.01" zfar="50"/>
 </visual>
 <default>
-  <geom friction="0.5 0.005 0.0001" solref="0.004 0.6"/>
-  <default class="panel"><geom friction="0.4 0.005 0.0001"/></default>
-  <default class="die"><geom density="1200" friction="0.35 0.005 0.0002"
+  <geom friction="0.5 0.02 0.0001" solref="0.004 0.6"/>
+  <default class="panel"><geom friction="0.4 0.02 0.0001"/></default>
+  <default class="die"><geom density="1200" friction="0.45 0.03 0.0003"
       solref="0.004 0.5" condim="4"/></default>
   <default class="pip"><geom contype="0" conaffinity="0" density="0" group="1"/></default>
 </default>

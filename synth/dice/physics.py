@@ -1,0 +1,222 @@
+"""Throwing and settling the dice in MuJoCo: a throw down the baffle box, dice placed leaning
+against a wall or the other die, and a throw meant to stall inside the box.
+
+Every function takes its randomness from the `numpy.random.Generator` it is given, and MuJoCo is
+deterministic for a given model and start state, so a seed fixes the outcome.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from synth.dice.geometry import (
+    FloatArray,
+    axis_angle_quat,
+    quat_mul,
+    quat_to_mat,
+    random_quat,
+    rounded_cube_vertices,
+    top_face,
+)
+from synth.dice.scene import SceneParams, build_xml
+
+REST_SPEED = 0.004  # m/s
+REST_SPIN = 0.25  # rad/s
+REST_HOLD = 0.15  # s a die must stay slow to count as at rest
+
+
+class Scenario(StrEnum):
+    THROW = "throw"  # down the baffle box into the tray
+    LEAN = "lean"  # placed leaning against a tray wall or the other die
+    STALL = "stall"  # down a box whose ramp grips, so dice often stop inside it
+
+
+@dataclass(frozen=True)
+class DieState:
+    position: FloatArray  # (3,) metres, world frame
+    quat: FloatArray  # (4,) w, x, y, z, die frame to world
+    speed: float  # m/s
+    spin: float  # rad/s
+
+    @property
+    def rotation(self) -> FloatArray:
+        return quat_to_mat(self.quat)
+
+    def top(self) -> tuple[int, float]:
+        return top_face(self.rotation)
+
+
+class DiceWorld:
+    """A MuJoCo model of the box and two dice, with the state that a throw sets."""
+
+    def __init__(self, params: SceneParams) -> None:
+        self.params = params
+        self.model = mujoco.MjModel.from_xml_string(build_xml(params))
+        self.data = mujoco.MjData(self.model)
+        self.half = params.die.half
+        self._hull = rounded_cube_vertices(params.die.half, params.die.edge_radius)
+        m = self.model
+        self.die_bodies = [m.body(f"die{i}").id for i in range(2)]
+        joints = [m.joint(f"die{i}_joint").id for i in range(2)]
+        self._qpos = [int(m.jnt_qposadr[j]) for j in joints]
+        self._qvel = [int(m.jnt_dofadr[j]) for j in joints]
+        self.ramp = m.geom("ramp").id
+        self._ramp_friction = m.geom_friction[self.ramp].copy()
+
+    # --- state -------------------------------------------------------------------------
+    def reset(self, ramp_grip: float = 1.0) -> None:
+        mujoco.mj_resetData(self.model, self.data)
+        self.model.geom_friction[self.ramp] = self._ramp_friction * np.array([ramp_grip, 1, 1])
+        self.data.xfrc_applied[:] = 0.0
+
+    def place(self, die: int, position: FloatArray, quat: FloatArray,
+              velocity: FloatArray | None = None, spin: FloatArray | None = None) -> None:
+        a, v = self._qpos[die], self._qvel[die]
+        self.data.qpos[a:a + 3] = position
+        self.data.qpos[a + 3:a + 7] = quat / np.linalg.norm(quat)
+        self.data.qvel[v:v + 3] = np.zeros(3) if velocity is None else velocity
+        self.data.qvel[v + 3:v + 6] = np.zeros(3) if spin is None else spin
+
+    def state(self, die: int) -> DieState:
+        a, v = self._qpos[die], self._qvel[die]
+        return DieState(position=self.data.qpos[a:a + 3].copy(),
+                        quat=self.data.qpos[a + 3:a + 7].copy(),
+                        speed=float(np.linalg.norm(self.data.qvel[v:v + 3])),
+                        spin=float(np.linalg.norm(self.data.qvel[v + 3:v + 6])))
+
+    def in_box(self, die: int) -> bool:
+        """Stopped inside the baffle box: the die's centre is behind the exit plane x = 0."""
+        return bool(self.data.qpos[self._qpos[die]] < 0.0)
+
+    def push(self, die: int, force: FloatArray, torque: FloatArray) -> None:
+        body = self.die_bodies[die]
+        self.data.xfrc_applied[body, :3] = force
+        self.data.xfrc_applied[body, 3:] = torque
+
+    # --- stepping ----------------------------------------------------------------------
+    def step(self, seconds: float) -> None:
+        n = max(1, round(seconds / self.model.opt.timestep))
+        mujoco.mj_step(self.model, self.data, nstep=n)
+
+    def at_rest(self, die: int) -> bool:
+        s = self.state(die)
+        return s.speed < REST_SPEED and s.spin < REST_SPIN
+
+    def settle(self, max_seconds: float = 5.0,
+               on_step: Callable[[DiceWorld], None] | None = None) -> float:
+        """Step until both dice stay at rest for REST_HOLD seconds; the time it took."""
+        dt = self.model.opt.timestep
+        chunk = max(1, round(0.01 / dt))
+        held = 0.0
+        while self.data.time < max_seconds:
+            mujoco.mj_step(self.model, self.data, nstep=chunk)
+            if on_step is not None:
+                on_step(self)
+            if all(self.at_rest(i) for i in range(2)) and not self._falling():
+                held += chunk * dt
+                if held >= REST_HOLD:
+                    break
+            else:
+                held = 0.0
+        return float(self.data.time)
+
+    def _falling(self) -> bool:
+        # a die hanging in the air at the top of a bounce is slow but not at rest
+        return any(self.state(i).position[2] > 0.4 for i in range(2))
+
+    # --- set-ups -----------------------------------------------------------------------
+    def throw(self, rng: np.random.Generator) -> None:
+        """Both dice dropped together into the funnel, tumbling."""
+        box = self.params.box
+        top = box.tower_height + 0.03
+        for i in range(2):
+            pos = np.array([rng.uniform(-0.8, -0.2) * box.tower_depth,
+                            rng.uniform(-0.3, 0.3) * box.tower_width, top + 0.02 * i])
+            vel = np.array([rng.uniform(-0.2, 0.3), rng.uniform(-0.2, 0.2),
+                            rng.uniform(-1.5, -0.3)])
+            self.place(i, pos, random_quat(rng), vel, rng.normal(size=3) * 15.0)
+
+    def resting_quat(self, rng: np.random.Generator) -> FloatArray:
+        """A random flat pose: one face up, any yaw."""
+        faces = [np.array([1.0, 0, 0, 0]), axis_angle_quat(np.array([1.0, 0, 0]), math.pi),
+                 axis_angle_quat(np.array([0, 1.0, 0]), math.pi / 2),
+                 axis_angle_quat(np.array([0, 1.0, 0]), -math.pi / 2),
+                 axis_angle_quat(np.array([1.0, 0, 0]), math.pi / 2),
+                 axis_angle_quat(np.array([1.0, 0, 0]), -math.pi / 2)]
+        yaw = axis_angle_quat(np.array([0, 0, 1.0]), rng.uniform(0, 2 * math.pi))
+        return quat_mul(yaw, faces[int(rng.integers(6))])
+
+    def lean(self, rng: np.random.Generator, against: str | None = None) -> None:
+        """One die flat, the other set down leaning on a tray wall or on the first die
+        (`against`: "wall", "die", or None for either), touching it; then left to settle."""
+        box, h = self.params.box, self.half
+        ty = box.tray_width / 2
+        against = against or ("die" if rng.random() < 0.45 else "wall")
+        leaner = int(rng.integers(2))
+        flat = 1 - leaner
+        if against == "wall":
+            walls = [(np.array([1.0, 0, 0]), box.tray_length), (np.array([0, 1.0, 0]), ty),
+                     (np.array([0, -1.0, 0]), ty)]
+            toward, plane = walls[int(rng.integers(len(walls)))]
+            centre = np.array([box.tray_length / 2, 0.0, 0.0])
+            along = np.cross([0, 0, 1.0], toward)
+            spot = centre + along * rng.uniform(-0.06, 0.06)
+            for _ in range(20):
+                flat_pos = np.array([rng.uniform(0.02 + 3 * h, box.tray_length - 3 * h),
+                                     rng.uniform(-ty + 3 * h, ty - 3 * h), h])
+                if np.linalg.norm(flat_pos[:2] - (spot + toward * plane)[:2]) > 8 * h:
+                    break
+            flat_q = self.resting_quat(rng)
+        else:
+            angle = rng.uniform(0, 2 * math.pi)
+            toward = np.array([math.cos(angle), math.sin(angle), 0.0])
+            flat_pos = np.array([rng.uniform(0.02 + 7 * h, box.tray_length - 7 * h),
+                                 rng.uniform(-ty + 7 * h, ty - 7 * h), h])
+            flat_q = quat_mul(axis_angle_quat(np.array([0, 0, 1.0]), angle),
+                              square_flat(self.resting_quat(rng)))
+            plane = float(np.dot(flat_pos, toward)) - h
+            spot = flat_pos.copy()
+        spot = spot - toward * float(np.dot(spot, toward))  # the plane fixes that coordinate
+        spot[2] = 0.0
+        yaw = axis_angle_quat(np.array([0, 0, 1.0]), math.atan2(toward[1], toward[0]))
+        base = quat_mul(yaw, square_flat(self.resting_quat(rng)))
+        tilt = math.radians(rng.uniform(15.0, 75.0))
+        q = quat_mul(axis_angle_quat(np.cross([0, 0, 1.0], toward), tilt), base)
+        verts = self._hull @ quat_to_mat(q).T
+        pos = spot + toward * (plane - float(np.max(verts @ toward)) - 0.0003)
+        pos[2] = 0.0005 - float(np.min(verts[:, 2]))
+        self.place(flat, flat_pos, flat_q)
+        self.place(leaner, pos, q)
+
+
+def square_flat(q: FloatArray) -> FloatArray:
+    """The same face up as the flat pose `q`, with the die square to the world axes."""
+    r = quat_to_mat(q)
+    up = int(np.argmax(np.abs(r[2])))
+    local_up = np.zeros(3)
+    local_up[up] = float(np.sign(r[2, up]))
+    dot = float(local_up[2])
+    if dot > 0.999:
+        return np.array([1.0, 0, 0, 0])
+    if dot < -0.999:
+        return np.array([0.0, 1.0, 0, 0])
+    return axis_angle_quat(np.cross(local_up, [0, 0, 1.0]), math.acos(dot))
+
+
+def run_scenario(world: DiceWorld, scenario: Scenario, rng: np.random.Generator,
+                 **options: Any) -> float:
+    """Set up `scenario`, let the dice come to rest; the simulated seconds."""
+    if scenario is Scenario.LEAN:
+        world.reset()
+        world.lean(rng, options.get("against"))
+        return world.settle(max_seconds=2.0)
+    world.reset(ramp_grip=float(rng.uniform(3.0, 5.0)) if scenario is Scenario.STALL else 1.0)
+    world.throw(rng)
+    return world.settle(max_seconds=5.0)
