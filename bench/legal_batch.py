@@ -20,9 +20,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.cli import RulesBook, _batch, legal_json  # noqa: E402
-from referee.position import Position, Variant  # noqa: E402
-from referee.selfplay import random_game  # noqa: E402
+from referee.cli import RulesBook, _batch, legal_json
+from referee.position import Position, Variant
+from referee.selfplay import random_game
 
 
 def requests(variant: Variant, count: int, seed: int) -> list[str]:

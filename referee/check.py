@@ -224,7 +224,7 @@ def _unexplained_movement(before: Position, dice: Dice, after: Position) -> list
     sources = sorted((p for p in range(26) for _ in range(max(was[p] - now[p], 0))), reverse=True)
     targets = sorted((p for p in range(26) for _ in range(max(now[p] - was[p], 0))), reverse=True)
     found = []
-    backwards = [(s, t) for s, t in zip(sources, targets) if t > s]
+    backwards = [(s, t) for s, t in zip(sources, targets, strict=True) if t > s]
     for start, end in backwards:
         found.append(Violation(DIRECTION, f"{name} moved a checker backwards, from "
                                f"{_point_name(start)} to {_point_name(end)}: checkers move only "
@@ -235,7 +235,8 @@ def _unexplained_movement(before: Position, dice: Dice, after: Position) -> list
         found.append(Violation(DIRECTION, f"{name} moved {travelled} points in all; "
                                f"the dice {dice[0]}-{dice[1]} allow at most {pips}"))
     elif not backwards:
-        paths = ", ".join(f"{_point_name(s)}->{_point_name(t)}" for s, t in zip(sources, targets))
+        pairs = zip(sources, targets, strict=True)
+        paths = ", ".join(f"{_point_name(s)}->{_point_name(t)}" for s, t in pairs)
         found.append(Violation(DISTANCE, f"{name}'s change ({paths}) cannot be made with steps "
                                f"of the dice {dice[0]}-{dice[1]}"))
     return found
@@ -244,8 +245,8 @@ def _unexplained_movement(before: Position, dice: Dice, after: Position) -> list
 def _nearest(outcomes: list[Outcome], after: Position, keep: int = 3) -> list[Position]:
     def distance(outcome: Outcome) -> int:
         position = outcome.position
-        return sum(abs(a - b) for a, b in zip(position.white, after.white)) + sum(
-            abs(a - b) for a, b in zip(position.black, after.black)
+        return sum(abs(a - b) for a, b in zip(position.white, after.white, strict=True)) + sum(
+            abs(a - b) for a, b in zip(position.black, after.black, strict=True)
         )
 
     ranked = sorted(outcomes, key=distance)

@@ -41,6 +41,11 @@ class ImpossiblePositionError(ValueError):
     """The position is well formed but cannot occur in a game (checker counts, colours)."""
 
 
+def mirror_table(variant: Variant) -> tuple[int, ...]:
+    """`opposite_point` for every index of `Counts`, keeping off (0) and the bar (25)."""
+    return (0, *(opposite_point(variant, p) for p in BOARD_POINTS), 25)
+
+
 def opposite_point(variant: Variant, point: int) -> int:
     """The same board point in the other side's numbering (an involution)."""
     if variant is Variant.LONG:
@@ -77,7 +82,9 @@ class GameResult:
 Counts = tuple[int, ...]
 """26 checker counts in a side's own numbering: [off, point 1 .. point 24, bar]."""
 
-EMPTY_COUNTS: Counts = (0,) * 26
+# JSON keys of the points, from the head down, made once: to_json is on the hot path of
+# `legal --batch`.
+_POINT_KEYS = [(p, str(p)) for p in range(24, 0, -1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +105,7 @@ class Position:
         for side in (self.white, self.black):
             if len(side) != 26:
                 raise PositionError(f"checker counts must have 26 entries, got {len(side)}")
-            if any(n < 0 for n in side):
+            if min(side) < 0:
                 raise PositionError("checker counts must not be negative")
 
     # -- access ----------------------------------------------------------------------------
@@ -180,7 +187,7 @@ class Position:
 
     def to_json(self) -> dict[str, Any]:
         def points(counts: Counts) -> dict[str, int]:
-            return {str(p): counts[p] for p in range(24, 0, -1) if counts[p]}
+            return {key: counts[p] for p, key in _POINT_KEYS if counts[p]}
 
         data: dict[str, Any] = {
             "variant": self.variant.value,

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from referee.position import BAR, OFF, Counts, Position, Side, Variant, opposite_point
+from referee.position import BAR, OFF, Position, Side, Variant, mirror_table, opposite_point
 
 Dice = tuple[int, int]
 
@@ -91,15 +91,18 @@ class _Turn:
     borne-off and bar checkers.
     """
 
-    __slots__ = ("own", "opp", "head_moves")
+    __slots__ = ("head_moves", "opp", "own")
 
     def __init__(self, own: list[int], opp: list[int], head_moves: int) -> None:
         self.own = own
         self.opp = opp
         self.head_moves = head_moves
 
-    def key(self) -> tuple[int, ...]:
-        return (*self.own, *self.opp, self.head_moves)
+    def key(self) -> bytes:
+        return bytes(self.own) + bytes(self.opp) + bytes((self.head_moves,))
+
+    def placement_key(self) -> bytes:
+        return bytes(self.own) + bytes(self.opp)
 
 
 class Explained(NamedTuple):
@@ -127,6 +130,7 @@ class Rules:
         if head_exception not in ("second", "both"):
             raise ValueError("head_exception must be 'second' or 'both'")
         self.head_exception = head_exception
+        self.mirror = mirror_table(self.variant)
 
     # -- hooks -----------------------------------------------------------------------------
 
@@ -148,19 +152,12 @@ class Rules:
 
     def _view(self, position: Position) -> _Turn:
         mover = position.turn
-        own = list(position.counts(mover))
         theirs = position.counts(mover.other)
-        opp = [0] * 26
-        opp[OFF], opp[BAR] = theirs[OFF], theirs[BAR]
-        for point in range(1, 25):
-            opp[opposite_point(self.variant, point)] = theirs[point]
-        return _Turn(own, opp, 0)
+        opp = [theirs[p] for p in self.mirror]
+        return _Turn(list(position.counts(mover)), opp, 0)
 
     def _board(self, position: Position, own: Sequence[int], opp: Sequence[int]) -> Position:
-        theirs = [0] * 26
-        theirs[OFF], theirs[BAR] = opp[OFF], opp[BAR]
-        for point in range(1, 25):
-            theirs[opposite_point(self.variant, point)] = opp[point]
+        theirs = [opp[p] for p in self.mirror]
         mover = position.turn
         pair = (tuple(own), tuple(theirs)) if mover is Side.WHITE else (tuple(theirs), tuple(own))
         return Position(self.variant, mover.other, *pair)
@@ -222,12 +219,16 @@ class Rules:
                 new_opp = opp.copy()
                 new_opp[end] = 0
                 new_opp[BAR] += 1
-            if front is not None and end != OFF and not own[end]:
-                if self.makes_block(new_own, end, front):
-                    if Step.BLOCK not in relaxed:
-                        continue
-                    broken += ((Step.BLOCK, f"moved {start}->{end}, making six points in a row "
-                                "with no opponent checker ahead of them"),)
+            if (
+                front is not None
+                and end != OFF
+                and not own[end]
+                and self.makes_block(new_own, end, front)
+            ):
+                if Step.BLOCK not in relaxed:
+                    continue
+                broken += ((Step.BLOCK, f"moved {start}->{end}, making six points in a row "
+                            "with no opponent checker ahead of them"),)
             yield (
                 Move(start, end),
                 _Turn(new_own, new_opp, turn.head_moves + (start == 24)),
@@ -248,12 +249,12 @@ class Rules:
         # even when dice remain (gnubg's convention too).
         finished: list[tuple[_Turn, tuple[Move, ...]]] = []
         for order in orders:
-            frontier: dict[tuple[int, ...], tuple[_Turn, tuple[Move, ...]]] = {
+            frontier: dict[bytes, tuple[_Turn, tuple[Move, ...]]] = {
                 start.key(): (start, ())
             }
             depth = 0
             for die in order:
-                reached: dict[tuple[int, ...], tuple[_Turn, tuple[Move, ...]]] = {}
+                reached: dict[bytes, tuple[_Turn, tuple[Move, ...]]] = {}
                 for turn, moves in frontier.values():
                     for move, after, _ in self._steps(turn, die, head_limit, front):
                         key = after.key()
@@ -272,9 +273,9 @@ class Rules:
         if most == 1 and big != small and deepest[0][0] == 1:
             plays = deepest[0][1]
         plays += finished
-        distinct: dict[tuple[int, ...], Outcome] = {}
+        distinct: dict[bytes, Outcome] = {}
         for turn, moves in plays:
-            key = (*turn.own, *turn.opp)
+            key = turn.placement_key()
             if key not in distinct:
                 distinct[key] = Outcome(self._board(position, turn.own, turn.opp), moves)
         return list(distinct.values())
@@ -324,8 +325,9 @@ class Rules:
         head_limit = self.head_limit(position, dice)
         front = self.block_front(start)
         pool = (dice[0],) * 4 if dice[0] == dice[1] else dice
-        empty: tuple[tuple[Step, str], ...] = ()
-        frontier = [(start, pool, (), (), empty)]
+        Broken = tuple[tuple[Step, str], ...]
+        frontier: list[tuple[_Turn, tuple[int, ...], tuple[Move, ...], tuple[int, ...], Broken]]
+        frontier = [(start, pool, (), (), ())]
         seen: set[tuple[object, ...]] = set()
         while frontier:
             deeper = []
@@ -336,7 +338,7 @@ class Rules:
                         continue  # the same value twice gives the same steps
                     rest = left[:index] + left[index + 1 :]
                     for move, after, more in self._steps(turn, die, head_limit, front, relaxed):
-                        key = (*after.key(), rest, tuple(step for step, _ in broken + more))
+                        key = (after.key(), rest, tuple(step for step, _ in broken + more))
                         if key in seen:
                             continue
                         seen.add(key)
@@ -391,7 +393,7 @@ class ShortNardy(Rules):
     variant = Variant.SHORT
     closed_from = 2  # a point is closed by two or more enemy checkers (21.4)
     hits = True
-    clauses = {Step.CLOSED_POINT: "21.4"}
+    clauses: ClassVar[dict[Step, str]] = {Step.CLOSED_POINT: "21.4"}
 
 
 def rules_for(variant: Variant, head_exception: str = "second") -> Rules:

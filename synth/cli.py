@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
+
+Subcommands = argparse._SubParsersAction[Any]
 
 
-def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_commands(commands: Subcommands) -> None:
     """Register `synth` and its generators under the main command line."""
     synth = commands.add_parser("synth", help="generate labelled synthetic scenes")
     kinds = synth.add_subparsers(dest="kind", required=True)
@@ -13,6 +17,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         register(kinds)
 
 
-def _generators() -> list[object]:
+def _generators() -> list[Callable[[Subcommands], None]]:
     # Each generator module offers `add_command(kinds)`; listed here as they land.
-    return []
+    from synth.board.cli import add_command as board
+
+    return [board]

@@ -11,7 +11,7 @@ from referee.rules import ShortNardy
 from referee.selfplay import random_game
 
 pytest.importorskip("bgbot_cpp")
-from bench import bgsage_reference  # noqa: E402
+from bench import bgsage_reference
 
 RULES = ShortNardy()
 

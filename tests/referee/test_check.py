@@ -67,7 +67,8 @@ def test_a_legal_move_is_explained() -> None:
             ["5.4.38"], id="bearing off too early",
         ),
         pytest.param(
-            EARLY_LONG, (6, 5), position("long", white={24: 13, 18: 1, 15: 1}, black={24: 14, 13: 1}),
+            EARLY_LONG, (6, 5),
+            position("long", white={24: 13, 18: 1, 15: 1}, black={24: 14, 13: 1}),
             ["5.4.23"], id="a checker moved backwards",
         ),
         pytest.param(

@@ -81,7 +81,8 @@ def _replay_independently(
             if variant is Variant.LONG:
                 assert theirs[enemy_point] == 0, "long nardy: landing only on an open point"
                 if own[end] == 1:
-                    assert not _forbidden_block(variant, own, theirs), f"block made by {start}/{end}"
+                    made = _forbidden_block(variant, own, theirs)
+                    assert not made, f"block made by {start}/{end}"
             else:
                 assert theirs[enemy_point] <= 1, "short nardy: a point of two is closed"
                 if theirs[enemy_point] == 1:
