@@ -23,7 +23,7 @@ class InputError(ValueError):
 def load_position(text: str) -> Position:
     """A position from a JSON string or from the path of a file holding one."""
     stripped = text.strip()
-    if not stripped.startswith("{"):
+    if not stripped.startswith(("{", "[")):
         path = Path(text)
         try:
             stripped = path.read_text(encoding="utf-8")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-Subcommands = argparse._SubParsersAction[Any]
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[Any]
 
 
 def add_commands(commands: Subcommands) -> None:
