@@ -138,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     judge.set_defaults(run=cmd_check)
 
     from synth.cli import add_commands as add_synth_commands
+    from vision.cli import add_commands as add_vision_commands
 
+    add_vision_commands(commands)
     add_synth_commands(commands)
     return parser
 

@@ -1,0 +1,139 @@
+"""The real dice photographs (shared data/dice-photos), read in place, and their splits.
+
+Labels are YOLO text files (`class cx cy w h`, normalised; class k = k + 1 pips). rune55's own
+splits leak: many test and valid images are near-duplicates of train images (Roboflow exports
+several augmented copies of one photo), so held-out sets here drop every image whose
+perceptual hash is within a few bits of any training image's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+SHARED_DICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
+NEAR_DUPLICATE_CORRELATION = 0.97
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One photograph and its dice. `boxes`: (n, 4) float x, y, w, h in pixels;
+    `values`: (n,) int pips 1-6."""
+
+    path: Path
+    boxes: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.boxes.ndim != 2 or self.boxes.shape[1] != 4:
+            raise ValueError(f"boxes must have shape (n, 4), got {self.boxes.shape}")
+        if self.values.shape != (len(self.boxes),):
+            raise ValueError("values must have one entry per box")
+
+
+def read_yolo_split(images: Path, labels: Path) -> list[LabelledImage]:
+    found = []
+    for image_path in sorted(images.glob("*.jpg")):
+        label_path = labels / (image_path.stem + ".txt")
+        rows = []
+        if label_path.exists():
+            rows = [line.split() for line in label_path.read_text().splitlines() if line.strip()]
+        height, width = _image_size(image_path)
+        table = np.array([[float(v) for v in row[1:5]] for row in rows], np.float32).reshape(-1, 4)
+        boxes = np.stack(
+            [
+                (table[:, 0] - table[:, 2] / 2) * width,
+                (table[:, 1] - table[:, 3] / 2) * height,
+                table[:, 2] * width,
+                table[:, 3] * height,
+            ],
+            axis=1,
+        )
+        values = np.array([int(row[0]) + 1 for row in rows], np.int64)
+        found.append(LabelledImage(image_path, boxes, values))
+    return found
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    image = cv2.imread(str(path), cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    if image is None:
+        raise OSError(f"cannot read {path}")
+    # Both sources are 640 wide; the reduced read keeps this cheap.
+    return image.shape[0] * 8, image.shape[1] * 8
+
+
+def rune55(split: str, root: Path = SHARED_DICE) -> list[LabelledImage]:
+    base = root / "rune55" / split
+    return read_yolo_split(base / "images", base / "labels")
+
+
+def desk_webcam(split: str, root: Path = SHARED_DICE) -> list[LabelledImage]:
+    base = root / "desk-webcam" / split
+    return read_yolo_split(base, base)
+
+
+def thumbnail(grey: np.ndarray) -> np.ndarray:
+    """A 32x32 thumbnail as a unit vector with zero mean, for correlating two images."""
+    small = cv2.resize(grey, (32, 32), interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    small -= small.mean()
+    return small / (np.linalg.norm(small) + 1e-6)
+
+
+def symmetric_thumbnails(path: Path) -> np.ndarray:
+    """Thumbnails of the image under the eight flips and quarter turns: (8, 1024)."""
+    grey = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    if grey is None:
+        raise OSError(f"cannot read {path}")
+    views = []
+    for turn in range(4):
+        rotated = np.rot90(grey, turn)
+        views += [rotated, rotated[:, ::-1]]
+    return np.stack([thumbnail(np.ascontiguousarray(view)) for view in views])
+
+
+def drop_near_duplicates(
+    held_out: Sequence[LabelledImage], training: Iterable[LabelledImage]
+) -> list[LabelledImage]:
+    """The held-out images that are not near-duplicates of a training image.
+
+    A near-duplicate shows the same dice values and correlates above NEAR_DUPLICATE_CORRELATION
+    with a training image under some flip or quarter turn (Roboflow's augmentations). Many
+    rune55 photos repeat one setup, so this removes most of its test split; what remains was
+    never seen in training in any form.
+    """
+    by_values: dict[tuple[int, ...], list[np.ndarray]] = {}
+    for item in training:
+        grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
+        by_values.setdefault(_dice_key(item), []).append(thumbnail(grey))
+    tables = {key: np.stack(rows) for key, rows in by_values.items()}
+    kept = []
+    for item in held_out:
+        table = tables.get(_dice_key(item))
+        if table is not None:
+            similarity = table @ symmetric_thumbnails(item.path).T
+            if similarity.max() >= NEAR_DUPLICATE_CORRELATION:
+                continue
+        kept.append(item)
+    return kept
+
+
+def _dice_key(item: LabelledImage) -> tuple[int, ...]:
+    return tuple(sorted(int(v) for v in item.values))
+
+
+def synthetic(directory: Path) -> list[LabelledImage]:
+    """Rendered tray scenes from `nardy-referee synth dice` (labels.jsonl beside the images);
+    cocked dice get value 0."""
+    found = []
+    for line in (directory / "labels.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        dice = record["dice"]
+        boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
+        values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
+        found.append(LabelledImage(directory / record["image"], boxes, values))
+    return found

@@ -1,0 +1,62 @@
+"""The dice networks (PyTorch, training only; inference runs their ONNX export)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
+
+
+class DiceDetector(nn.Module):
+    """CenterNet-style: a heatmap of die centres and each die's size, at stride 4.
+
+    Outputs (N, 5, H/4, W/4): centre logit, log width, log height (in input pixels / 16),
+    and the sub-cell offset of the centre (x, y) in [0, 1).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(conv(3, 16, 2), conv(16, 16, 2))  # stride 4
+        self.down8 = nn.Sequential(conv(16, 32, 2), conv(32, 32))
+        self.down16 = nn.Sequential(conv(32, 48, 2), conv(48, 48))
+        self.down32 = nn.Sequential(conv(48, 64, 2), conv(64, 64))
+        self.lat16 = nn.Conv2d(48, 64, 1)
+        self.lat8 = nn.Conv2d(32, 64, 1)
+        self.lat4 = nn.Conv2d(16, 64, 1)
+        self.smooth = conv(64, 32)
+        self.head = nn.Conv2d(32, 5, 1)
+        nn.init.constant_(self.head.bias[:1], -4.0)  # start with few centres
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s4 = self.stem(x)
+        s8 = self.down8(s4)
+        s16 = self.down16(s8)
+        s32 = self.down32(s16)
+        up = nn.functional.interpolate(s32, scale_factor=2.0, mode="nearest") + self.lat16(s16)
+        up = nn.functional.interpolate(up, scale_factor=2.0, mode="nearest") + self.lat8(s8)
+        up = nn.functional.interpolate(up, scale_factor=2.0, mode="nearest") + self.lat4(s4)
+        out = self.head(self.smooth(up))
+        return torch.cat([out[:, :3], torch.sigmoid(out[:, 3:])], dim=1)
+
+
+class DieClassifier(nn.Module):
+    """A grey crop of one die to logits over `classes` (see models/dice/config.json)."""
+
+    def __init__(self, classes: int) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv(1, 16), conv(16, 32, 2),  # 24
+            conv(32, 32), conv(32, 64, 2),  # 12
+            conv(64, 64), conv(64, 128, 2),  # 6
+            conv(128, 128),
+            nn.AdaptiveAvgPool2d(1),
+        )
+        self.classify = nn.Linear(128, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.classify(self.features(x).flatten(1))

@@ -1,0 +1,144 @@
+"""Train the die classifier (value 1-6, cocked, or no die at all) and export it to ONNX.
+
+    python -m models.dice.train_classifier --epochs 10 --out models/dice
+
+Data: every readable die of rune55 train, background squares of the same images as "none",
+and, when given, synthetic tray renders (--synthetic DIR), the only source of cocked dice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.dice.data import LabelledImage, rune55, synthetic
+from models.dice.nets import DieClassifier
+from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, crop_die, crop_square
+
+CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
+COCKED = CLASSES.index("cocked")
+MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
+PATCH = 96
+PATCH_SPAN = 2.6  # room around the die for rotation, shift and zoom augmentation
+
+
+def patches(items: list[LabelledImage], rng: np.random.Generator,
+            negatives_per_image: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Grey PATCH squares around each die (class = value, or cocked) and around empty spots."""
+    crops, labels = [], []
+    for item in items:
+        grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
+        if grey is None:
+            continue
+        for box, value in zip(item.boxes, item.values, strict=True):
+            if min(box[2], box[3]) < MIN_DIE_PIXELS:
+                continue
+            crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
+            labels.append(COCKED if value == 0 else int(value))
+        for box in _empty_spots(item.boxes, grey.shape, rng, negatives_per_image):
+            crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
+            labels.append(0)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def _empty_spots(boxes: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator,
+                 count: int) -> list[np.ndarray]:
+    height, width = shape[:2]
+    sizes = boxes[:, 2:].max(axis=1) if len(boxes) else np.array([40.0])
+    spots: list[np.ndarray] = []
+    for _ in range(count * 10):
+        if len(spots) == count:
+            break
+        side = float(rng.choice(sizes)) * rng.uniform(0.7, 1.4)
+        x, y = rng.uniform(0, width - side), rng.uniform(0, height - side)
+        candidate = np.array([x, y, side, side], np.float32)
+        if all(_overlap(candidate, box) < 0.05 for box in boxes):
+            spots.append(candidate)
+    return spots
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    w = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return float(w * h / min(a[2] * a[3], b[2] * b[3]))
+
+
+def augmented(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The classifier input from a stored patch, as the detector's boxes might frame it."""
+    side = PATCH / PATCH_SPAN
+    box = np.array([(PATCH - side) / 2, (PATCH - side) / 2, side, side], np.float32)
+    pixels = patch.astype(np.float32) * rng.uniform(0.6, 1.4) + rng.uniform(-30, 30)
+    if rng.random() < 0.3:
+        pixels = cv2.GaussianBlur(pixels, (0, 0), rng.uniform(0.4, 1.2))
+    pixels = np.clip(pixels + rng.normal(0, rng.uniform(0, 6), pixels.shape), 0, 255)
+    return crop_die(
+        pixels.astype(np.uint8),
+        box,
+        span=CROP_SPAN * rng.uniform(0.85, 1.25),
+        angle=rng.uniform(-180, 180),
+        shift=(rng.uniform(-0.08, 0.08), rng.uniform(-0.08, 0.08)),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--synthetic", type=Path, action="append", default=[])
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    items = rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
+    stored, labels = patches(items, rng)
+    counts = np.bincount(labels, minlength=len(CLASSES))
+    print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)))
+    model = DieClassifier(len(CLASSES))
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * (len(labels) // args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
+    for epoch in range(args.epochs):
+        started, total, right = time.time(), 0.0, 0
+        model.train()
+        order = rng.permutation(len(labels))
+        for start in range(0, len(order) - args.batch + 1, args.batch):
+            chosen = order[start : start + args.batch]
+            inputs = np.stack([augmented(stored[i], rng) for i in chosen])[:, None]
+            target = torch.from_numpy(labels[chosen])
+            logits = model(torch.from_numpy(inputs))
+            loss = torch.nn.functional.cross_entropy(logits, target, label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss) * len(chosen)
+            right += int((logits.argmax(1) == target).sum())
+        seen = len(order) // args.batch * args.batch
+        print(f"epoch {epoch + 1}/{args.epochs} loss {total / seen:.4f} "
+              f"train accuracy {right / seen:.4f} {time.time() - started:.0f}s", flush=True)
+    export(model, args.out / "classifier.onnx")
+    config = {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
+              "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+              "crops": counts.tolist(), "synthetic": [str(d) for d in args.synthetic]}
+    (args.out / "classifier.json").write_text(json.dumps(config, indent=2) + "\n")
+
+
+def export(model: torch.nn.Module, path: Path) -> None:
+    model.eval()
+    dummy = torch.zeros(1, 1, CROP_SIZE, CROP_SIZE)
+    torch.onnx.export(model, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Train the dice detector and export it to ONNX.
+
+    python -m models.dice.train_detector --epochs 12 --out models/dice
+
+Data: rune55 train (real photographs) plus, when given, synthetic tray renders made by
+`nardy-referee synth dice` (--synthetic DIR, labels.jsonl inside). The held-out sets for the
+model card are chosen in models/dice/evaluate.py, never here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.dice.data import LabelledImage, rune55, synthetic
+from models.dice.detector_targets import STRIDE, augment, targets
+from models.dice.nets import DiceDetector
+from vision.dice.preprocess import DETECTOR_SIZE
+
+
+def focal_loss(logits: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss, averaged over the number of centres."""
+    prob = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    centre = heat.eq(1.0).float()
+    positive = -torch.log(prob) * (1 - prob) ** 2 * centre
+    negative = -torch.log(1 - prob) * prob**2 * (1 - heat) ** 4 * (1 - centre)
+    return (positive.sum() + negative.sum()) / centre.sum().clamp(min=1.0)
+
+
+def load(items: list[LabelledImage], longest: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Images shrunk so the longer side is at most `longest`, with their boxes."""
+    loaded = []
+    for item in items:
+        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        scale = min(1.0, longest / max(image.shape[:2]))
+        if scale < 1.0:
+            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        loaded.append((image, item.boxes * scale))
+    return loaded
+
+
+def batches(data: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generator, size: int,
+            batch: int) -> list[tuple[torch.Tensor, ...]]:
+    order = rng.permutation(len(data))
+    out = []
+    for start in range(0, len(order) - batch + 1, batch):
+        images, heats, regs, masks = [], [], [], []
+        for index in order[start : start + batch]:
+            image, boxes = data[index]
+            view, kept = augment(image, boxes, rng, size)
+            heat, regress, mask = targets(kept, size)
+            images.append(view.transpose(2, 0, 1).astype(np.float32) / 255.0)
+            heats.append(heat)
+            regs.append(regress)
+            masks.append(mask)
+        out.append(tuple(torch.from_numpy(np.stack(a)) for a in (images, heats, regs, masks)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--synthetic", type=Path, action="append", default=[])
+    parser.add_argument("--limit", type=int, default=0, help="use only this many images")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    items = rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
+    if args.limit:
+        items = [items[i] for i in rng.permutation(len(items))[: args.limit]]
+    data = load(items, longest=512)
+    print(f"{len(data)} training images", flush=True)
+    model = DiceDetector()
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * (len(data) // args.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
+    for epoch in range(args.epochs):
+        started, total = time.time(), 0.0
+        model.train()
+        epoch_batches = batches(data, rng, DETECTOR_SIZE, args.batch)
+        for images, heat, regress, mask in epoch_batches:
+            out = model(images)
+            heat_loss = focal_loss(out[:, 0:1], heat)
+            weight = mask.unsqueeze(1)
+            size_loss = (torch.abs(out[:, 1:3] - regress[:, 0:2]) * weight).sum()
+            offset_loss = (torch.abs(out[:, 3:5] - regress[:, 2:4]) * weight).sum()
+            loss = heat_loss + (0.5 * size_loss + offset_loss) / mask.sum().clamp(min=1.0)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss)
+        print(f"epoch {epoch + 1}/{args.epochs} loss {total / len(epoch_batches):.4f} "
+              f"{time.time() - started:.0f}s", flush=True)
+    export(model, args.out / "detector.onnx")
+    config = {"input_size": DETECTOR_SIZE, "stride": STRIDE, "epochs": args.epochs,
+              "batch": args.batch, "lr": args.lr, "seed": args.seed, "images": len(data),
+              "synthetic": [str(d) for d in args.synthetic]}
+    (args.out / "detector.json").write_text(json.dumps(config, indent=2) + "\n")
+
+
+def export(model: torch.nn.Module, path: Path) -> None:
+    model.eval()
+    dummy = torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE)
+    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["maps"],
+                      dynamic_axes={"image": {0: "n", 2: "h", 3: "w"},
+                                    "maps": {0: "n", 2: "h4", 3: "w4"}},
+                      opset_version=17, dynamo=False)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+
+
+if __name__ == "__main__":
+    main()

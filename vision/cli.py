@@ -1,0 +1,58 @@
+"""Vision commands of `nardy-referee`: read-dice (read-board comes with the board reader)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[Any]
+
+
+def add_commands(commands: Subcommands) -> None:
+    dice = commands.add_parser("read-dice", help="read the dice in photographs or tray frames")
+    dice.add_argument("images", nargs="+", type=Path)
+    dice.add_argument("--calibration", type=Path, help="tray calibration (dice zones)")
+    dice.set_defaults(run=cmd_read_dice)
+
+
+def read_image(path: Path) -> np.ndarray:
+    """A BGR image from a file; ValueError with a plain reason when it cannot be read."""
+    import cv2
+
+    if not path.is_file():
+        raise ValueError("no such file")
+    data = np.fromfile(path, np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ValueError("not a readable image (corrupt or unknown format)")
+    return image
+
+
+def cmd_read_dice(args: argparse.Namespace) -> int:
+    from vision.dice.reader import DiceReader
+    from vision.dice.zones import DiceZones
+
+    zones = DiceZones.load(args.calibration) if args.calibration else None
+    reader = DiceReader()
+    for path in args.images:
+        record: dict[str, Any] = {"image": str(path)}
+        try:
+            image = read_image(path)
+            readings = reader.read(image)
+            record["dice"] = [
+                {**die.to_json(), **(zones.describe(die.box) if zones else {})}
+                for die in readings
+                if zones is None or zones.contains(die.box)
+            ]
+        except ValueError as error:
+            record = {"image": str(path), "error": str(error)}
+        print(json.dumps(record), flush=True)
+    return 0
+
+

@@ -1,0 +1,71 @@
+"""The one place where images become network inputs, for training and inference alike.
+
+Colour order: images are BGR uint8 as OpenCV reads them. The detector takes the BGR image
+letterboxed to a square; the classifier takes a grey square crop around one die.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+DETECTOR_SIZE = 320
+CROP_SIZE = 48
+# The crop spans this many times the die's longer box side, so a whole die shows even when
+# the box is tight or covers only the top face.
+CROP_SPAN = 1.3
+
+
+def letterbox(image: np.ndarray, size: int = DETECTOR_SIZE) -> tuple[np.ndarray, float]:
+    """Scale the longer side to `size`, pad right and bottom with grey.
+
+    Returns the (1, 3, size, size) float32 input in [0, 1] and the scale from original
+    pixels to input pixels.
+    """
+    height, width = image.shape[:2]
+    scale = size / max(height, width)
+    resized = cv2.resize(
+        image, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
+    )
+    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas[: resized.shape[0], : resized.shape[1]] = resized
+    batch = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return batch, scale
+
+
+def crop_square(
+    grey: np.ndarray,
+    box: np.ndarray,
+    size: int,
+    span: float = CROP_SPAN,
+    angle: float = 0.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """A (size, size) uint8 square of a grey image centred on `box` = (x, y, w, h), spanning
+    `span` times the box's longer side, turned by `angle` degrees and moved by `shift`
+    (fractions of the square). Inference uses neither angle nor shift."""
+    x, y, w, h = (float(v) for v in box)
+    side = max(w, h, 1.0) * span
+    centre = (x + w / 2 + shift[0] * side, y + h / 2 + shift[1] * side)
+    matrix = cv2.getRotationMatrix2D(centre, angle, size / side)
+    matrix[:, 2] += (size / 2 - centre[0], size / 2 - centre[1])
+    return cv2.warpAffine(
+        grey, matrix, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def crop_die(
+    grey: np.ndarray,
+    box: np.ndarray,
+    span: float = CROP_SPAN,
+    angle: float = 0.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """The classifier's input for one die: a normalised CROP_SIZE square (float32)."""
+    return normalise_crop(crop_square(grey, box, CROP_SIZE, span, angle, shift))
+
+
+def normalise_crop(crop: np.ndarray) -> np.ndarray:
+    """Zero mean, unit spread: white and black dice, bright and dim trays look alike."""
+    values = crop.astype(np.float32)
+    return (values - values.mean()) / (values.std() + 8.0)

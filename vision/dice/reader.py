@@ -1,0 +1,105 @@
+"""Read dice from a frame: find each die, then read its top face or see that it is cocked.
+
+Two small ONNX networks trained by models/dice: a centre-heatmap detector over the whole
+frame and a classifier over a grey crop of each candidate (value 1-6, cocked, or no die).
+Candidates the classifier calls "none" are dropped, so a die is never invented from a
+detector false alarm.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from vision.dice.preprocess import crop_die, letterbox
+
+MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
+SIZE_UNIT = 16.0  # the detector's size channels are log(size / SIZE_UNIT)
+
+
+@dataclass(frozen=True, slots=True)
+class DieReading:
+    """One die: `box` (x, y, w, h) in pixels of the original image; `value` None when cocked."""
+
+    box: tuple[float, float, float, float]
+    value: int | None
+    cocked: bool
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "cocked": self.cocked,
+            "box": [round(v, 1) for v in self.box],
+            "confidence": round(self.confidence, 4),
+        }
+
+
+def _session(path: Path, threads: int) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+class DiceReader:
+    def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
+                 detection_threshold: float = 0.3) -> None:
+        self.detector = _session(model_dir / "detector.onnx", threads)
+        self.classifier = _session(model_dir / "classifier.onnx", threads)
+        config = json.loads((model_dir / "classifier.json").read_text())
+        self.classes: list[str] = config["classes"]
+        self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
+        self.detection_threshold = detection_threshold
+
+    def candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Die boxes (n, 4) as (x, y, w, h) in original pixels, with detector scores (n,)."""
+        batch, scale = letterbox(image, self.input_size)
+        maps = self.detector.run(None, {"image": batch})[0][0]
+        heat = 1.0 / (1.0 + np.exp(-maps[0]))
+        peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (
+            heat >= self.detection_threshold
+        )
+        ys, xs = np.nonzero(peaks)
+        stride = self.input_size / heat.shape[1]
+        width = np.exp(maps[1, ys, xs]) * SIZE_UNIT
+        height = np.exp(maps[2, ys, xs]) * SIZE_UNIT
+        cx = (xs + maps[3, ys, xs]) * stride
+        cy = (ys + maps[4, ys, xs]) * stride
+        boxes = np.stack([cx - width / 2, cy - height / 2, width, height], axis=1) / scale
+        return boxes.astype(np.float32), heat[ys, xs].astype(np.float32)
+
+    def read(self, image: np.ndarray) -> list[DieReading]:
+        """Every die in a BGR frame; an empty list when there is none."""
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise ValueError("expected a BGR colour image")
+        boxes, scores = self.candidates(image)
+        if not len(boxes):
+            return []
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        crops = np.stack([crop_die(grey, box) for box in boxes])[:, None]
+        logits = self.classifier.run(None, {"crops": crops})[0]
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        readings = []
+        for box, score, row in zip(boxes, scores, probs, strict=True):
+            label = self.classes[int(row.argmax())]
+            if label == "none":
+                continue
+            cocked = label == "cocked"
+            confidence = float(row.max()) * min(1.0, float(score) / 0.5)
+            readings.append(
+                DieReading(
+                    tuple(float(v) for v in box),  # type: ignore[arg-type]
+                    None if cocked else int(label),
+                    cocked,
+                    confidence,
+                )
+            )
+        return readings

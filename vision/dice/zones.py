@@ -1,0 +1,53 @@
+"""Where a die lies on the tray camera: in the exit tray, or still inside the baffle box."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DiceZones:
+    """Polygons in tray-camera pixels: `tray`, the exit tray where a throw must end, and `box`,
+    the visible inside of the baffle box (a die that stops there voids the throw, 5.4.32)."""
+
+    tray: np.ndarray
+    box: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("tray", "box"):
+            polygon = getattr(self, name)
+            if polygon.ndim != 2 or polygon.shape[1] != 2 or len(polygon) < 3:
+                raise ValueError(f"{name} must be a polygon of at least 3 [x, y] points")
+
+    @classmethod
+    def load(cls, path: Path) -> DiceZones:
+        try:
+            data = json.loads(path.read_text())
+            zones = data["dice_zones"]
+            return cls(np.array(zones["tray"], np.float32), np.array(zones["box"], np.float32))
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
+            raise ValueError(f"cannot read dice zones from {path}: {error}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tray": self.tray.tolist(), "box": self.box.tolist()}
+
+    @staticmethod
+    def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
+        return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+    def in_box(self, box: tuple[float, float, float, float]) -> bool:
+        return cv2.pointPolygonTest(self.box, self._centre(box), False) >= 0
+
+    def contains(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether a die lies where dice are read: in the tray or inside the box."""
+        centre = self._centre(box)
+        return any(cv2.pointPolygonTest(zone, centre, False) >= 0 for zone in (self.tray, self.box))
+
+    def describe(self, box: tuple[float, float, float, float]) -> dict[str, Any]:
+        return {"in_box": self.in_box(box)}
