@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -53,7 +54,21 @@ def legal_json(book: RulesBook, position: Position, dice: Any) -> dict[str, Any]
 
 def _batch(lines: Iterable[str], out: TextIO, answer: Callable[[dict[str, Any]], Any]) -> None:
     """Answer each JSON request line; a bad line gets an error line and the run goes on."""
-    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+    # Requests build no reference cycles; the collector would only walk the outcomes.
+    gc.disable()
+    try:
+        _answer_lines(lines, out, answer, dumps)
+    finally:
+        gc.enable()
+
+
+def _answer_lines(
+    lines: Iterable[str],
+    out: TextIO,
+    answer: Callable[[dict[str, Any]], Any],
+    dumps: Callable[[Any], str],
+) -> None:
     for line in lines:
         if not line.strip():
             continue

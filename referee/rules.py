@@ -10,16 +10,28 @@ for using the dice (5.4.26).
 The variants are subclasses of `Rules` that set class flags and override named hooks, in the
 manner of python-chess's variants. The same step generator serves the `check` command with
 some rules relaxed: a relaxed rule lets the step through and reports what it broke.
+
+`outcomes` runs the same search in C (`referee._movegen`) when that optional extension was
+built and NARDY_PURE_PYTHON=1 is not set at import; the Python code is the reference.
 """
 
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import starmap
 from typing import ClassVar, NamedTuple
 
 from referee.position import BAR, OFF, Position, Side, Variant, mirror_table, opposite_point
+
+try:
+    from referee import _movegen
+except ImportError:  # built without a C compiler: the pure-Python path
+    _movegen = None  # type: ignore[assignment]
+if os.environ.get("NARDY_PURE_PYTHON") == "1":
+    _movegen = None  # type: ignore[assignment]
 
 Dice = tuple[int, int]
 
@@ -50,7 +62,8 @@ class Outcome:
     moves: tuple[Move, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"position": self.position.to_json(), "moves": [list(m) for m in self.moves]}
+        # Moves are tuples, which JSON writes as the [from, to] pairs of FORMATS.md.
+        return {"position": self.position.to_json(), "moves": self.moves}
 
 
 class DiceError(ValueError):
@@ -125,6 +138,8 @@ class Rules:
     hits: ClassVar[bool] = False
     # Clause numbers where this variant's text differs from long nardy's.
     clauses: ClassVar[dict[Step, str]] = {}
+    # LongNardy's block tables (`_route`, `_at_route`) as bytes, for the native generator.
+    native_route: ClassVar[tuple[bytes, bytes]] = (b"", b"")
 
     def __init__(self, head_exception: str = "second") -> None:
         if head_exception not in ("second", "both"):
@@ -242,6 +257,12 @@ class Rules:
         start = self._view(position)
         head_limit = self.head_limit(position, dice)
         front = self.block_front(start)
+        native = self._native_plays(start, dice, head_limit, front) if _movegen else None
+        if native is not None:
+            return [
+                Outcome(self._board(position, own, opp), tuple(starmap(Move, moves)))
+                for own, opp, moves in native
+            ]
         big, small = max(dice), min(dice)
         orders = [(big,) * 4] if big == small else [(big, small), (small, big)]
         deepest: list[tuple[int, list[tuple[_Turn, tuple[Move, ...]]]]] = []
@@ -279,6 +300,18 @@ class Rules:
             if key not in distinct:
                 distinct[key] = Outcome(self._board(position, turn.own, turn.opp), moves)
         return list(distinct.values())
+
+    def _native_plays(
+        self, start: _Turn, dice: Dice, head_limit: int, front: int | None
+    ) -> list[tuple[bytes, bytes, tuple[tuple[int, int], ...]]] | None:
+        """`outcomes`' search in C: (own, opp, moves) per outcome, in the same order with the
+        same moves as the Python search; None where the extension leaves the input to it."""
+        assert _movegen is not None
+        route, at_route = self.native_route
+        return _movegen.plays(
+            bytes(start.own), bytes(start.opp), *dice, head_limit, self.closed_from,
+            self.hits, front is not None, front or 0, route, at_route,
+        )
 
     def play(self, position: Position, dice: Dice, moves: Sequence[Move]) -> Position:
         """The position after `moves`; raises IllegalMoveError unless they are a legal play.
@@ -357,6 +390,7 @@ class LongNardy(Rules):
     for _point in range(1, 25):
         _at_route[_route[_point]] = _point
     del _point
+    native_route = (bytes(_route), bytes(_at_route))
 
     def head_limit(self, position: Position, dice: Dice) -> int:
         mover = position.turn
