@@ -21,5 +21,6 @@ def add_commands(commands: Subcommands) -> None:
 def _generators() -> list[Callable[[Subcommands], None]]:
     # Each generator module offers `add_command(kinds)`; listed here as they land.
     from synth.board.cli import add_command as board
+    from synth.dice.cli import add_command as dice
 
-    return [board]
+    return [board, dice]

@@ -38,7 +38,7 @@ def random_pose(rng: np.random.Generator, max_tilt: float = 35.0) -> CameraPose:
         azimuth=float(rng.uniform(0, 360)),
         roll=float(np.clip(rng.normal(0, 5), -15, 15)),
         distance=float(rng.uniform(1.2, 4.0)),
-        fill=float(rng.uniform(0.6, 0.98)),
+        fill=float(rng.uniform(0.65, 0.98)),
         shift=(float(rng.random()), float(rng.random())),
     )
 
@@ -91,11 +91,13 @@ def table(rng: np.random.Generator, size: tuple[int, int]) -> Image:
     w, h = size
     base = np.array(TABLES[int(rng.integers(len(TABLES)))], np.float32)
     base *= rng.uniform(0.85, 1.15, 3).astype(np.float32)
-    small = value_noise(rng, h // 8, w // 8, 12) * 0.15 + 0.92
-    shade = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    img = np.clip(shade[..., None] * base, 0, 255).astype(np.uint8)
+    shade = value_noise(rng, h // 8, w // 8, 12) * 0.15 + 0.92
+    small = np.clip(shade[..., None] * base, 0, 255).astype(np.uint8)
+    img: Image = np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), np.uint8)
     for _ in range(int(rng.integers(0, 5))):
-        colour = tuple(int(c) for c in rng.integers(0, 256, 3))
+        kind = rng.random()  # score cards (light), clocks and phones (dark), anything
+        grey = int(rng.integers(215, 250)) if kind < 0.5 else int(rng.integers(15, 70))
+        colour = (grey,) * 3 if kind < 0.75 else tuple(int(c) for c in rng.integers(0, 256, 3))
         cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
         if rng.random() < 0.6:
             rw, rh = int(rng.integers(w // 20, w // 6)), int(rng.integers(h // 12, h // 3))
@@ -117,32 +119,34 @@ def light_and_lens(img: Image, rng: np.random.Generator, noise: Image) -> Image:
     grad = (np.cos(a) * (xx / gw - 0.5) + np.sin(a) * (yy / gh - 0.5)) * rng.uniform(0, 0.6)
     vig = ((xx / gw - 0.5) ** 2 + (yy / gh - 0.5) ** 2) * rng.uniform(0, 0.8)
     gain = float(rng.uniform(0.75, 1.2)) * (1 + grad - vig)
-    tint = rng.uniform(0.9, 1.1, 3).astype(np.float32)
-    gain_img = cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    gain8 = np.clip(gain_img[..., None] * tint * 128, 0, 255).astype(np.uint8)
-    out = cv2.multiply(img, gain8, scale=1 / 128)
+    tint = rng.uniform(0.96, 1.04, 3).astype(np.float32)
+    small = np.clip(gain[..., None] * tint * 128, 0, 255).astype(np.uint8)
+    gain8 = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    out: Image = np.asarray(cv2.multiply(img, gain8, scale=1 / 128), np.uint8)
     for _ in range(int(rng.integers(0, 3))):
         _glare(out, rng)
     if rng.random() < 0.4:
         k = int(rng.choice([3, 5]))
-        out = cv2.GaussianBlur(out, (k, k), 0)
+        out = np.asarray(cv2.GaussianBlur(out, (k, k), 0), np.uint8)
     elif rng.random() < 0.15:
         out = _motion_blur(out, rng)
     sigma = float(rng.uniform(0, 0.25))
-    oy, ox = int(rng.integers(0, noise.shape[0] - h + 1)), int(rng.integers(0, noise.shape[1] - w + 1))
+    oy = int(rng.integers(0, noise.shape[0] - h + 1))
+    ox = int(rng.integers(0, noise.shape[1] - w + 1))
     patch = noise[oy:oy + h, ox:ox + w]
-    return cv2.addWeighted(out, 1.0, patch, sigma, -128 * sigma)
+    return np.asarray(cv2.addWeighted(out, 1.0, patch, sigma, -128 * sigma), np.uint8)
 
 
 def _glare(img: Image, rng: np.random.Generator) -> None:
     h, w = img.shape[:2]
     rx, ry = int(rng.integers(w // 30, w // 8)), int(rng.integers(h // 30, h // 8))
     cx, cy = int(rng.integers(0, w)), int(rng.integers(0, h))
-    x0, y0, x1, y1 = max(0, cx - 2 * rx), max(0, cy - 2 * ry), min(w, cx + 2 * rx), min(h, cy + 2 * ry)
+    x0, y0 = max(0, cx - 2 * rx), max(0, cy - 2 * ry)
+    x1, y1 = min(w, cx + 2 * rx), min(h, cy + 2 * ry)
     if x1 <= x0 or y1 <= y0:
         return
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    blob = np.exp(-(((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2)) * rng.uniform(60, 200)
+    blob = np.exp(-(((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2)) * rng.uniform(40, 150)
     roi = img[y0:y1, x0:x1]
     roi[:] = np.clip(roi + blob[..., None], 0, 255).astype(np.uint8)
 
@@ -155,4 +159,4 @@ def _motion_blur(img: Image, rng: np.random.Generator) -> Image:
     dx, dy = math.cos(a) * c, math.sin(a) * c
     cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
     kernel /= max(float(kernel.sum()), 1e-6)
-    return cv2.filter2D(img, -1, kernel)
+    return np.asarray(cv2.filter2D(img, -1, kernel), np.uint8)

@@ -32,7 +32,7 @@ class Canvas:
     origin: tuple[float, float]  # field-unit coordinates of the image's top-left pixel corner
 
     def px(self, pts: FloatArray) -> FloatArray:
-        return (np.asarray(pts, float) - np.array(self.origin)) * self.scale
+        return np.asarray((np.asarray(pts, float) - np.array(self.origin)) * self.scale, float)
 
     def units_to_px(self) -> FloatArray:
         """3x3 matrix taking field units to canvas pixels."""
@@ -57,15 +57,23 @@ def _rect(img: Image, canvas_px: FloatArray, colour: BGR) -> None:
     _poly(img, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), colour)
 
 
-def _point_shape(tri: FloatArray, power: float, n: int = 10) -> FloatArray:
-    """A triangle with curved sides (power < 1 bulges, > 1 narrows to a slim tip)."""
+def _point_shape(tri: FloatArray, power: float, rounded: float, n: int = 10) -> FloatArray:
+    """A triangle with curved sides (power < 1 bulges, > 1 narrows to a slim tip), its tip
+    rounded off with a radius of `rounded` half-widths (0: sharp)."""
     (xl, yb), (xr, _), (xa, ya) = tri
-    t = np.linspace(0.0, 1.0, n)
-    half = (xr - xl) / 2 * (1 - t) ** power
+    hw = (xr - xl) / 2
+    t_end = 1 - rounded ** (1 / power) if rounded > 0 else 1.0
+    t = np.linspace(0.0, t_end, n)
+    half = hw * (1 - t) ** power
     y = yb + (ya - yb) * t
     left = np.stack([xa - half, y], 1)
     right = np.stack([xa + half, y], 1)[::-1]
-    return np.concatenate([left, right])
+    if rounded <= 0:
+        return np.concatenate([left, right])
+    r, towards = hw * rounded, np.sign(ya - yb)
+    a = np.linspace(np.pi, 0.0, 9)
+    arc = np.stack([xa + r * np.cos(a), y[-1] + towards * r * np.sin(a)], 1)
+    return np.concatenate([left, arc, right])
 
 
 def _darker(colour: BGR, f: float) -> BGR:
@@ -83,7 +91,7 @@ def draw_board(style: BoardStyle, scale: float, rng: np.random.Generator) -> Can
     for side in ("left", "right"):
         tx0, ty0, tx1, ty1 = g.tray_rect(side)
         tray = canvas.px(np.array([[tx0, ty0], [tx1, ty1]]))
-        _rect(img, tray + [[-3, -3], [3, 3]], _darker(style.frame, 0.55))
+        _rect(img, tray + np.array([[-3, -3], [3, 3]]), _darker(style.frame, 0.55))
         _rect(img, tray, _darker(style.field if rng.random() < 0.5 else style.frame, 0.8))
     fx0, fy0 = canvas.px(np.array([[0.0, 0.0]]))[0]
     fx1, fy1 = canvas.px(np.array([[g.width, g.height]]))[0]
@@ -94,7 +102,7 @@ def draw_board(style: BoardStyle, scale: float, rng: np.random.Generator) -> Can
         col = g.column(p)
         top = g.half_of(p) == "top"
         colour = style.triangles[(col + (0 if top else 1)) % 2]
-        shape = canvas.px(_point_shape(g.triangle(p), style.tip_power))
+        shape = canvas.px(_point_shape(g.triangle(p), style.tip_power, style.tip_round))
         _poly(img, shape, colour)
         if style.outline is not None:
             cv2.polylines(img, [np.round(shape * _ONE).astype(np.int32)], True, style.outline,
@@ -120,7 +128,7 @@ def _hinges(canvas: Canvas, g: BoardGeometry) -> None:
         cy = g.height * fy
         box = canvas.px(np.array([[cx - hw, cy - 45], [cx + hw, cy + 45]]))
         _rect(canvas.image, box, (60, 160, 200))
-        _rect(canvas.image, box + [[2, 2], [-2, -2]], (90, 190, 220))
+        _rect(canvas.image, box + np.array([[2, 2], [-2, -2]]), (90, 190, 220))
 
 
 def _logos(canvas: Canvas, g: BoardGeometry, style: BoardStyle, rng: np.random.Generator) -> None:
@@ -175,17 +183,17 @@ def checker_sprite(look: CheckerLook, diameter: float, light: tuple[float, float
     shade = 1 + 0.35 * rim * facing - 0.12 * rim
     groove = float(rng.uniform(0.55, 0.8))
     shade -= float(rng.uniform(0.05, 0.2)) * np.exp(-(((rel - groove) / 0.04) ** 2))
-    spec_amp = {"plastic": 0.25, "pearl": 0.35, "metal": 0.7, "wood": 0.1}[look.finish]
+    spec_amp = {"plastic": 0.25, "pearl": 0.35, "metal": 0.55, "wood": 0.1}[look.finish]
     if look.finish == "metal":
-        shade *= 0.8 + 0.35 * np.cos(rel * float(rng.uniform(6, 11))) ** 2
+        shade *= 0.75 + 0.3 * np.cos(rel * float(rng.uniform(6, 11))) ** 2
     elif look.finish == "pearl":
         swirl = value_noise(rng, 2 * half + 1, 2 * half + 1, max(2.0, r / 3))
         shade *= 0.9 + 0.2 * swirl
     elif look.finish == "wood":
         shade *= 0.92 + 0.08 * np.sin(xx * 0.8 + 3 * value_noise(rng, 2 * half + 1,
                                                                   2 * half + 1, r))
-    sd = np.hypot(xx + lx * r * 0.35, yy + ly * r * 0.35)
-    spec = spec_amp * np.exp(-((sd / (r * 0.3)) ** 2)) * (rel < 0.95)
+    sd = np.hypot(xx + lx * r * 0.45, yy + ly * r * 0.45)
+    spec = spec_amp * np.exp(-((sd / (r * 0.25)) ** 2)) * (rel < 0.95)
     top = np.clip(shade[..., None] * base + 255 * spec[..., None], 0, 255)
     side_colour = base * 0.55
     alpha = top_a + (1 - top_a) * side_a
@@ -207,4 +215,23 @@ def paste(img: Image, sprite: Sprite, centre: tuple[float, float]) -> None:
     roi = img[y0 + oy0:y0 + oy1, x0 + ox0:x0 + ox1]
     a = sprite.alpha[oy0:oy1, ox0:ox1, None]
     out = roi.astype(np.float32) * (1 - a) + sprite.colour[oy0:oy1, ox0:ox1]
-    roi[:] = np.clip(out, 0, 255).astype(np.uint8)
+    roi[:] = out.astype(np.uint8)  # premultiplied: never above 255
+
+
+PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+
+
+def draw_die(img: Image, centre: tuple[float, float], size: float, angle: float, value: int,
+             body: BGR, pip: BGR) -> None:
+    """A die lying on the board seen from above (a distractor: not a checker)."""
+    box = cv2.boxPoints(((centre[0], centre[1]), (size, size), angle))
+    _poly(img, np.asarray(box, float) + np.array([size * 0.06, size * 0.06]), (20, 20, 20))
+    _poly(img, np.asarray(box, float), body)
+    c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    for px, py in PIPS[value]:
+        dx, dy = px * size * 0.27, py * size * 0.27
+        x, y = centre[0] + c * dx - s * dy, centre[1] + s * dx + c * dy
+        cv2.circle(img, (round(x * _ONE), round(y * _ONE)), round(size * 0.09 * _ONE), pip, -1,
+                   cv2.LINE_AA, _SHIFT)

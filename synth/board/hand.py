@@ -46,15 +46,22 @@ def draw_hand(img: Image, target: FloatArray, checker_px: float,
     tip = target
     knuckles = tip - d * finger_len * 0.8
     wrist = knuckles - d * palm_len
-    mask = np.zeros((h, w), np.uint8)
-    arm = np.zeros((h, w), np.uint8)
+    pad = int(palm_len + finger_len + checker_px)
+    x0, y0 = np.clip(np.minimum(start, tip) - pad, 0, [w, h]).astype(int)
+    x1, y1 = np.clip(np.maximum(start, tip) + pad, 0, [w, h]).astype(int)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((h, w), np.uint8)
+    org = np.array([x0, y0], float)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    arm = np.zeros_like(mask)
 
     def capsule(m: Mask, a: FloatArray, b: FloatArray, thick: float) -> None:
+        a, b = a - org, b - org
         cv2.line(m, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 255, max(2, int(thick)),
                  cv2.LINE_AA)
 
     capsule(arm, start, wrist, palm_w * rng.uniform(0.8, 1.0))
-    centre = (wrist + knuckles) / 2
+    centre = (wrist + knuckles) / 2 - org
     angle = math.degrees(math.atan2(d[1], d[0]))
     cv2.ellipse(mask, (int(centre[0]), int(centre[1])), (int(palm_len / 2 + 4), int(palm_w / 2)),
                 angle, 0, 360, 255, -1, cv2.LINE_AA)
@@ -70,30 +77,27 @@ def draw_hand(img: Image, target: FloatArray, checker_px: float,
     thumb_dir = d * 0.6 + n * side * 0.8
     capsule(mask, thumb_base, thumb_base + thumb_dir * finger_len * 0.7, palm_w * 0.25)
 
-    skin = np.array(SKIN[int(rng.integers(len(SKIN)))], np.float32) * rng.uniform(0.9, 1.1, 3)
-    sleeve = skin if rng.random() < 0.4 else rng.uniform(10, 230, 3)
+    skin = (np.array(SKIN[int(rng.integers(len(SKIN)))]) * rng.uniform(0.9, 1.1, 3)).astype(
+        np.float32)
+    sleeve = skin if rng.random() < 0.4 else rng.uniform(10, 230, 3).astype(np.float32)
     full = cv2.bitwise_or(mask, arm)
-    ys, xs = np.nonzero(full)
-    if len(xs) == 0:
-        return full
-    pad = int(checker_px)
-    x0, x1 = max(0, xs.min() - pad), min(w, xs.max() + pad + 1)
-    y0, y1 = max(0, ys.min() - pad), min(h, ys.max() + pad + 1)
     sl = np.s_[y0:y1, x0:x1]
     shadow_off = (rng.uniform(-0.6, 0.6, 2) * checker_px).astype(int)
-    shadow = np.roll(full[sl], (int(shadow_off[1]), int(shadow_off[0])), (0, 1))
-    shadow = cv2.blur(shadow, (9, 9)).astype(np.float32) / 255
+    shadow = np.roll(full, (int(shadow_off[1]), int(shadow_off[0])), (0, 1))
+    shadow = cv2.blur(shadow, (9, 9)).astype(np.float32) * (0.45 / 255)
     roi = img[sl].astype(np.float32)
-    roi *= (1 - 0.45 * shadow)[..., None]
-    soft = cv2.GaussianBlur(full[sl], (0, 0), max(1.0, checker_px * 0.25)).astype(np.float32)
-    shade = 0.65 + 0.4 * soft / 255
-    alpha = cv2.GaussianBlur(full[sl], (3, 3), 0).astype(np.float32)[..., None] / 255
-    hand_only = (mask[sl] > arm[sl]).astype(np.float32)[..., None]
-    colour = shade[..., None] * (skin * np.maximum(hand_only, 0) +
-                                 np.asarray(sleeve, np.float32) * (1 - hand_only))
-    roi = roi * (1 - alpha) + colour * alpha
-    img[sl] = np.clip(roi, 0, 255).astype(np.uint8)
-    return full
+    roi *= (1 - shadow)[..., None]
+    k = max(3, int(checker_px * 0.5))
+    soft = cv2.blur(full, (k, k)).astype(np.float32)
+    shade = 0.65 + (0.4 / 255) * soft
+    alpha = cv2.blur(full, (3, 3)).astype(np.float32)[..., None] * (1 / 255)
+    hand_only = (mask > 0).astype(np.float32)[..., None]
+    colour = shade[..., None] * (sleeve + (skin - sleeve) * hand_only)
+    blended = roi * (1 - alpha) + colour * alpha
+    img[sl] = np.clip(blended, 0, 255).astype(np.uint8)
+    out = np.zeros((h, w), np.uint8)
+    out[sl] = full
+    return out
 
 
 def covered_share(mask: Mask, polygon: FloatArray) -> float:

@@ -84,7 +84,7 @@ class BoardGeometry:
     @property
     def per_row(self) -> int:
         """Checkers in the first row of a point: `row_max`, or fewer if half the field is short."""
-        room = self.height / 2 - self.checker_diameter / 2
+        room = self.height / 2 - self.checker_diameter  # the row ends by the middle line
         fits = int(room // self.step) + 1
         return max(1, min(self.row_max, fits))
 
@@ -148,17 +148,18 @@ class BoardGeometry:
     def checker_slot(self, k: int) -> tuple[int, float]:
         """Layer (0 = first row) and distance from the edge to the centre of the k-th checker.
 
-        Even layers hold `per_row` checkers from the edge; odd layers lie on top, offset by
-        half a checker, one fewer; then the next layer starts at the edge again.
+        The first row holds `per_row` checkers from the edge; the second lies on top of it,
+        offset by half a checker, one fewer; further layers (one fewer each) sit a quarter
+        checker off the layers below so that every layer keeps a visible rim.
         """
         if k < 0:
             raise ValueError(f"checker index must not be negative, got {k}")
         n, layer = self.per_row, 0
         while True:
-            slots = n if layer % 2 == 0 or n == 1 else n - 1
+            slots = n if layer == 0 else max(1, n - 1)
             if k < slots:
-                offset = 0.0 if layer % 2 == 0 or n == 1 else self.step / 2
-                return layer, self.checker_diameter / 2 + offset + k * self.step
+                offset = 0.0 if n == 1 else (layer % 2) / 2 + (layer // 2) / 4
+                return layer, self.checker_diameter / 2 + (offset + k) * self.step
             k -= slots
             layer += 1
 

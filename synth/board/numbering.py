@@ -64,7 +64,7 @@ class Layout:
         col = "right" if point in (1, 24) else "left"
         corner = f"{row}-{col}"
         assert corner in CORNERS
-        return corner  # type: ignore[return-value]
+        return corner
 
     def tray_side(self, side: Side) -> Literal["left", "right"]:
         """The tray beside the side's home, where its borne-off checkers go."""

@@ -80,7 +80,8 @@ class BoardStyle:
     field_surface: Surface
     triangles: tuple[BGR, BGR]
     outline: BGR | None  # a thin line around each triangle, or none
-    tip_power: float  # triangle sides: < 1 convex, > 1 concave (rounded "teardrop" points)
+    tip_power: float  # triangle sides: < 1 convex, > 1 concave (slim points)
+    tip_round: float  # radius of a rounded tip in half point widths, 0 for a sharp tip
     frame: BGR
     frame_surface: Surface
     frame_width: float  # field units, outer frame around field and trays
@@ -92,7 +93,9 @@ class BoardStyle:
 
 
 def _jitter(rng: np.random.Generator, colour: BGR, amount: float) -> BGR:
-    c = np.clip(np.array(colour, float) * rng.uniform(1 - amount, 1 + amount, 3), 0, 255)
+    level = rng.uniform(1 - amount, 1 + amount)
+    c = np.clip(np.array(colour, float) * level * rng.uniform(1 - amount / 3, 1 + amount / 3, 3),
+                0, 255)
     return (int(c[0]), int(c[1]), int(c[2]))
 
 
@@ -101,7 +104,7 @@ def random_geometry(rng: np.random.Generator) -> BoardGeometry:
     height = width * rng.uniform(0.78, 1.0)
     bar = width * float(rng.choice([rng.uniform(0.02, 0.05), rng.uniform(0.05, 0.11)]))
     point_w = (width - bar) / 12
-    diameter = point_w * rng.uniform(0.82, 1.0)
+    diameter = point_w * float(rng.choice([rng.uniform(0.82, 1.0), rng.uniform(0.7, 0.82)]))
     return BoardGeometry(
         width=width,
         height=height,
@@ -109,13 +112,36 @@ def random_geometry(rng: np.random.Generator) -> BoardGeometry:
         point_length=height * rng.uniform(0.34, 0.44),
         checker_diameter=diameter,
         gap=diameter * float(rng.choice([0.0, rng.uniform(0.0, 0.06)])),
-        row_max=int(rng.choice([5, 5, 5, 6])),
+        row_max=int(rng.choice([5, 5, 5, 6, 7])),
         tray_width=diameter * rng.uniform(1.2, 1.6),
         tray_gap=width * rng.uniform(0.03, 0.08),
     )
 
 
-def random_style(rng: np.random.Generator) -> BoardStyle:
+def tournament_style(rng: np.random.Generator) -> BoardStyle:
+    """The board of the stream frames: walnut, light linen, black/tan points, pearl vs gold."""
+    g = random_geometry(rng)
+    bar = g.width * float(rng.uniform(0.025, 0.045))
+    pw = (g.width - bar) / 12
+    g = BoardGeometry(g.width, g.height, bar, g.height * float(rng.uniform(0.38, 0.44)),
+                      pw * float(rng.uniform(0.92, 1.0)), 0.0, 5, g.tray_width, g.tray_gap)
+    frame = _jitter(rng, (35, 45, 60), 0.15)
+    return BoardStyle(
+        geometry=g, field=_jitter(rng, (214, 220, 222), 0.06), field_surface="linen",
+        triangles=(_jitter(rng, (25, 25, 28), 0.1), _jitter(rng, (60, 140, 200), 0.1)),
+        outline=None, tip_power=float(rng.uniform(0.85, 1.2)),
+        tip_round=float(rng.uniform(0.25, 0.45)), frame=frame,
+        frame_surface="wood", frame_width=float(rng.uniform(30, 70)), bar=frame, hinges=True,
+        logo=bool(rng.random() < 0.7),
+        light=CheckerLook("white", _jitter(rng, (235, 238, 240), 0.05), "pearl"),
+        dark=CheckerLook("gold", _jitter(rng, (40, 150, 215), 0.1), "metal"),
+    )
+
+
+def random_style(rng: np.random.Generator, tournament_rate: float = 0.25) -> BoardStyle:
+    """A random design; `tournament_rate` of them follow the tournament board."""
+    if rng.random() < tournament_rate:
+        return tournament_style(rng)
     field, surface = FIELDS[int(rng.integers(len(FIELDS)))]
     tri_a, tri_b = TRIANGLES[int(rng.integers(len(TRIANGLES)))]
     frame, frame_surface = FRAMES[int(rng.integers(len(FRAMES)))]
@@ -133,6 +159,7 @@ def random_style(rng: np.random.Generator) -> BoardStyle:
         triangles=(_jitter(rng, tri_a, 0.1), _jitter(rng, tri_b, 0.1)),
         outline=outline,
         tip_power=float(rng.uniform(0.75, 1.5)),
+        tip_round=float(rng.uniform(0.15, 0.45)) if rng.random() < 0.4 else 0.0,
         frame=_jitter(rng, frame, 0.12),
         frame_surface=frame_surface,
         frame_width=float(rng.uniform(20, 90)),

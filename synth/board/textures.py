@@ -16,7 +16,7 @@ def value_noise(rng: np.random.Generator, h: int, w: int, cell: float) -> Gray:
     """Smooth noise in [0, 1] with features about `cell` pixels across."""
     gh, gw = max(2, int(h / cell) + 2), max(2, int(w / cell) + 2)
     grid = rng.random((gh, gw), dtype=np.float32)
-    return cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC), np.float32)
 
 
 def _grain(rng: np.random.Generator, h: int, w: int, vertical: bool) -> Gray:
@@ -51,4 +51,4 @@ def surface(rng: np.random.Generator, h: int, w: int, colour: BGR, kind: Surface
     else:
         shade = 0.97 + 0.05 * value_noise(rng, h, w, 120)
     out = shade[..., None] * np.array(colour, np.float32)[None, None, :]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
