@@ -77,6 +77,13 @@ def desk_webcam(split: str, root: Path = SHARED_DICE) -> list[LabelledImage]:
     return read_yolo_split(base, base)
 
 
+def read_grey(path: Path) -> np.ndarray:
+    grey = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    if grey is None:
+        raise OSError(f"cannot read {path}")
+    return np.asarray(grey)
+
+
 def thumbnail(grey: np.ndarray) -> np.ndarray:
     """A 32x32 thumbnail as a unit vector with zero mean, for correlating two images."""
     small = cv2.resize(grey, (32, 32), interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
@@ -86,9 +93,7 @@ def thumbnail(grey: np.ndarray) -> np.ndarray:
 
 def symmetric_thumbnails(path: Path) -> np.ndarray:
     """Thumbnails of the image under the eight flips and quarter turns: (8, 1024)."""
-    grey = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    if grey is None:
-        raise OSError(f"cannot read {path}")
+    grey = read_grey(path)
     views = []
     for turn in range(4):
         rotated = np.rot90(grey, turn)
@@ -108,8 +113,7 @@ def drop_near_duplicates(
     """
     by_values: dict[tuple[int, ...], list[np.ndarray]] = {}
     for item in training:
-        grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
-        by_values.setdefault(_dice_key(item), []).append(thumbnail(grey))
+        by_values.setdefault(_dice_key(item), []).append(thumbnail(read_grey(item.path)))
     tables = {key: np.stack(rows) for key, rows in by_values.items()}
     kept = []
     for item in held_out:

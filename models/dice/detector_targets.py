@@ -38,7 +38,7 @@ def augment(
 
 
 def _photometric(view: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    pixels = view.astype(np.float32)
+    pixels: np.ndarray = view.astype(np.float32)
     pixels = pixels * rng.uniform(0.6, 1.4, 3) + rng.uniform(-40, 40)
     if rng.random() < 0.3:
         pixels[:] = pixels.mean(axis=2, keepdims=True)
@@ -58,7 +58,8 @@ def _keep_visible(boxes: np.ndarray, size: int) -> np.ndarray:
     area = boxes[:, 2] * boxes[:, 3]
     visible = (x1 - x0) * (y1 - y0) >= 0.5 * np.maximum(area, 1e-6)
     clipped = np.stack([x0, y0, x1 - x0, y1 - y0], axis=1)
-    return clipped[visible & (clipped[:, 2] >= 2) & (clipped[:, 3] >= 2)]
+    kept: np.ndarray = clipped[visible & (clipped[:, 2] >= 2) & (clipped[:, 3] >= 2)]
+    return kept
 
 
 def targets(boxes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

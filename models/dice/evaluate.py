@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from models.dice.data import LabelledImage, desk_webcam, drop_near_duplicates, rune55
 from models.dice.train_classifier import MIN_DIE_PIXELS
@@ -54,6 +53,8 @@ def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | i
     seconds = 0.0
     for item in items:
         image = cv2.imread(str(item.path))
+        if image is None:
+            raise OSError(f"cannot read {item.path}")
         started = time.perf_counter()
         found = reader.read(image)
         seconds += time.perf_counter() - started
@@ -90,7 +91,9 @@ def main() -> None:
     held_out = drop_near_duplicates(rune55("test") + rune55("valid"), train)
     results = {
         "rune55 test+valid without near-duplicates": score(reader, held_out),
-        "desk-webcam (never trained on)": score(reader, desk_webcam("Train") + desk_webcam("Valid")),
+        "desk-webcam (never trained on)": score(
+            reader, desk_webcam("Train") + desk_webcam("Valid")
+        ),
     }
     text = json.dumps(results, indent=2)
     print(text)

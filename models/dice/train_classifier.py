@@ -73,7 +73,7 @@ def augmented(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The classifier input from a stored patch, as the detector's boxes might frame it."""
     side = PATCH / PATCH_SPAN
     box = np.array([(PATCH - side) / 2, (PATCH - side) / 2, side, side], np.float32)
-    pixels = patch.astype(np.float32) * rng.uniform(0.6, 1.4) + rng.uniform(-30, 30)
+    pixels: np.ndarray = patch.astype(np.float32) * rng.uniform(0.6, 1.4) + rng.uniform(-30, 30)
     if rng.random() < 0.3:
         pixels = cv2.GaussianBlur(pixels, (0, 0), rng.uniform(0.4, 1.2))
     pixels = np.clip(pixels + rng.normal(0, rng.uniform(0, 6), pixels.shape), 0, 255)

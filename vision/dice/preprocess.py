@@ -48,7 +48,7 @@ def crop_square(
     side = max(w, h, 1.0) * span
     centre = (x + w / 2 + shift[0] * side, y + h / 2 + shift[1] * side)
     matrix = cv2.getRotationMatrix2D(centre, angle, size / side)
-    matrix[:, 2] += (size / 2 - centre[0], size / 2 - centre[1])
+    matrix[:, 2] += np.array([size / 2 - centre[0], size / 2 - centre[1]])
     return cv2.warpAffine(
         grey, matrix, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
@@ -68,4 +68,5 @@ def crop_die(
 def normalise_crop(crop: np.ndarray) -> np.ndarray:
     """Zero mean, unit spread: white and black dice, bright and dim trays look alike."""
     values = crop.astype(np.float32)
-    return (values - values.mean()) / (values.std() + 8.0)
+    normalised: np.ndarray = (values - values.mean()) / (values.std() + 8.0)
+    return normalised
