@@ -82,7 +82,7 @@ def quat_from_z(direction: FloatArray) -> FloatArray:
         return np.array([0.0, 1.0, 0.0, 0.0])
     axis = np.cross(z, d)
     q = np.array([1.0 + dot, *axis])
-    return q / np.linalg.norm(q)
+    return np.asarray(q / np.linalg.norm(q), dtype=np.float64)
 
 
 def quat_to_mat(q: FloatArray) -> FloatArray:

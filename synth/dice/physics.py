@@ -8,14 +8,12 @@ deterministic for a given model and start state, so a seed fixes the outcome.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-import mujoco
 import numpy as np
 
+from synth.dice._mujoco import mujoco
 from synth.dice.geometry import (
     FloatArray,
     axis_angle_quat,
@@ -67,13 +65,25 @@ class DiceWorld:
         joints = [m.joint(f"die{i}_joint").id for i in range(2)]
         self._qpos = [int(m.jnt_qposadr[j]) for j in joints]
         self._qvel = [int(m.jnt_dofadr[j]) for j in joints]
-        self.ramp = m.geom("ramp").id
+        self.ramp = m.geom("ramp_low").id
+        self.floor = m.geom("floor").id
         self._ramp_friction = m.geom_friction[self.ramp].copy()
+        self._ramp_solref = m.geom_solref[self.ramp].copy()
+        self.leaner = 0  # set by `lean`: which die leans, and the way it leans
+        self.lean_toward = np.array([1.0, 0.0, 0.0])
 
     # --- state -------------------------------------------------------------------------
-    def reset(self, ramp_grip: float = 1.0) -> None:
+    def reset(self, ramp_grip: float = 1.0, floor_friction: float = 0.6) -> None:
+        """Back to the start, with the lower ramp's grip (x its usual friction) and the tray's
+        sliding friction for this throw."""
         mujoco.mj_resetData(self.model, self.data)
-        self.model.geom_friction[self.ramp] = self._ramp_friction * np.array([ramp_grip, 1, 1])
+        # a gripping pad: more sliding, spinning and rolling friction, and a dead (overdamped)
+        # contact, so a die that lands there tends to stay
+        pad = max(ramp_grip - 1.0, 0.0)
+        self.model.geom_friction[self.ramp] = self._ramp_friction * np.array(
+            [ramp_grip, 1.0 + pad, 1.0 + 40.0 * pad])
+        self.model.geom_solref[self.ramp] = self._ramp_solref if pad == 0 else (0.01, 2.0)
+        self.model.geom_friction[self.floor, 0] = floor_friction
         self.data.xfrc_applied[:] = 0.0
 
     def place(self, die: int, position: FloatArray, quat: FloatArray,
@@ -109,27 +119,20 @@ class DiceWorld:
         s = self.state(die)
         return s.speed < REST_SPEED and s.spin < REST_SPIN
 
-    def settle(self, max_seconds: float = 5.0,
-               on_step: Callable[[DiceWorld], None] | None = None) -> float:
+    def settle(self, max_seconds: float = 5.0) -> float:
         """Step until both dice stay at rest for REST_HOLD seconds; the time it took."""
         dt = self.model.opt.timestep
         chunk = max(1, round(0.01 / dt))
         held = 0.0
         while self.data.time < max_seconds:
             mujoco.mj_step(self.model, self.data, nstep=chunk)
-            if on_step is not None:
-                on_step(self)
-            if all(self.at_rest(i) for i in range(2)) and not self._falling():
+            if all(self.at_rest(i) for i in range(2)):
                 held += chunk * dt
                 if held >= REST_HOLD:
                     break
             else:
                 held = 0.0
         return float(self.data.time)
-
-    def _falling(self) -> bool:
-        # a die hanging in the air at the top of a bounce is slow but not at rest
-        return any(self.state(i).position[2] > 0.4 for i in range(2))
 
     # --- set-ups -----------------------------------------------------------------------
     def throw(self, rng: np.random.Generator) -> None:
@@ -153,9 +156,12 @@ class DiceWorld:
         yaw = axis_angle_quat(np.array([0, 0, 1.0]), rng.uniform(0, 2 * math.pi))
         return quat_mul(yaw, faces[int(rng.integers(6))])
 
-    def lean(self, rng: np.random.Generator, against: str | None = None) -> None:
+    def lean(self, rng: np.random.Generator, against: str | None = None,
+             drop: float = 0.0005, back: float = 0.0) -> None:
         """One die flat, the other set down leaning on a tray wall or on the first die
-        (`against`: "wall", "die", or None for either), touching it; then left to settle."""
+        (`against`: "wall", "die", or None for either), touching it; then left to settle.
+        The leaner starts `drop` metres up and `back` metres short of its support, moving so
+        that it falls onto its leaning pose (a lead-in for clips)."""
         box, h = self.params.box, self.half
         ty = box.tray_width / 2
         against = against or ("die" if rng.random() < 0.45 else "wall")
@@ -168,10 +174,11 @@ class DiceWorld:
             centre = np.array([box.tray_length / 2, 0.0, 0.0])
             along = np.cross([0, 0, 1.0], toward)
             spot = centre + along * rng.uniform(-0.06, 0.06)
-            for _ in range(20):
+            near_wall = spot + toward * (plane - 2 * h - float(np.dot(spot, toward)))
+            for _ in range(20):  # the flat die somewhere clear of the leaner
                 flat_pos = np.array([rng.uniform(0.02 + 3 * h, box.tray_length - 3 * h),
                                      rng.uniform(-ty + 3 * h, ty - 3 * h), h])
-                if np.linalg.norm(flat_pos[:2] - (spot + toward * plane)[:2]) > 8 * h:
+                if np.linalg.norm(flat_pos[:2] - near_wall[:2]) > 6 * h:
                     break
             flat_q = self.resting_quat(rng)
         else:
@@ -187,13 +194,15 @@ class DiceWorld:
         spot[2] = 0.0
         yaw = axis_angle_quat(np.array([0, 0, 1.0]), math.atan2(toward[1], toward[0]))
         base = quat_mul(yaw, square_flat(self.resting_quat(rng)))
-        tilt = math.radians(rng.uniform(15.0, 75.0))
+        tilt = math.radians(rng.uniform(28.0, 62.0))
         q = quat_mul(axis_angle_quat(np.cross([0, 0, 1.0], toward), tilt), base)
         verts = self._hull @ quat_to_mat(q).T
         pos = spot + toward * (plane - float(np.max(verts @ toward)) - 0.0003)
-        pos[2] = 0.0005 - float(np.min(verts[:, 2]))
+        pos[2] = drop - float(np.min(verts[:, 2]))
+        fall = math.sqrt(2 * max(drop, 1e-6) / 9.81)
         self.place(flat, flat_pos, flat_q)
-        self.place(leaner, pos, q)
+        self.place(leaner, pos - toward * back, q, velocity=toward * back / fall)
+        self.leaner, self.lean_toward = leaner, toward
 
 
 def square_flat(q: FloatArray) -> FloatArray:
@@ -211,12 +220,13 @@ def square_flat(q: FloatArray) -> FloatArray:
 
 
 def run_scenario(world: DiceWorld, scenario: Scenario, rng: np.random.Generator,
-                 **options: Any) -> float:
+                 floor_friction: float = 0.6, against: str | None = None) -> float:
     """Set up `scenario`, let the dice come to rest; the simulated seconds."""
     if scenario is Scenario.LEAN:
-        world.reset()
-        world.lean(rng, options.get("against"))
+        world.reset(floor_friction=floor_friction)
+        world.lean(rng, against)
         return world.settle(max_seconds=2.0)
-    world.reset(ramp_grip=float(rng.uniform(3.0, 5.0)) if scenario is Scenario.STALL else 1.0)
+    grip = float(rng.uniform(2.5, 5.0)) if scenario is Scenario.STALL else 1.0
+    world.reset(ramp_grip=grip, floor_friction=floor_friction)
     world.throw(rng)
     return world.settle(max_seconds=5.0)

@@ -103,9 +103,11 @@ def box_geoms(box: BoxGeometry) -> list[str]:
         _plate("box_front", (t, 0, (h + box.exit_height) / 2),
                (t, wy, (h - box.exit_height) / 2)),
         # inner panels, alternating, and the ramp to the exit
-        _slope("panel_1", -d, 0.78 * h, -0.3 * d, 0.66 * h, wy),
-        _slope("panel_2", 0.0, 0.52 * h, -0.72 * d, 0.40 * h, wy),
-        _slope("ramp", -d, box.ramp_top, 0.0, 0.0, wy),
+        _slope("panel_1", -d, 0.80 * h, -0.3 * d, 0.57 * h, wy),
+        _slope("panel_2", 0.0, 0.50 * h, -0.72 * d, 0.28 * h, wy),
+        # the ramp in two parts: the lower one, near the exit, is where a die may stall
+        _slope("ramp", -d, box.ramp_top, -0.6 * d, 0.6 * box.ramp_top, wy),
+        _slope("ramp_low", -0.6 * d, 0.6 * box.ramp_top, 0.0, 0.0, wy),
     ]
     # the funnel: four plates leaning out from the top rim
     flare, lean = 0.05, 40.0
@@ -158,7 +160,7 @@ def build_xml(params: SceneParams) -> str:
 <option timestep="{params.timestep}" cone="elliptic" impratio="3" noslip_iterations="0"/>
 <visual>
   <global offwidth="{offw}" offheight="{offh}"/>
-  <quality shadowsize="2048" offsamples="4"/>
+  <quality shadowsize="1024" offsamples="2"/>
   <headlight ambient="0.25 0.25 0.25" diffuse="0.3 0.3 0.3" specular="0.1 0.1 0.1"/>
   <map znear="0.01" zfar="50"/>
 </visual>
@@ -175,6 +177,9 @@ def build_xml(params: SceneParams) -> str:
       height="{TEXTURE_SIZE}" rgb1="0.1 0.4 0.15"/>
   <texture name="woodtex" type="2d" builtin="flat" width="{TEXTURE_SIZE}"
       height="{TEXTURE_SIZE}" rgb1="0.5 0.3 0.15"/>
+  <texture name="tabletex" type="2d" builtin="flat" width="{TEXTURE_SIZE}"
+      height="{TEXTURE_SIZE}" rgb1="0.3 0.3 0.3"/>
+  <material name="table" texture="tabletex" texrepeat="8 8" specular="0.1" shininess="0.2"/>
   <material name="tray" texture="traytex" texrepeat="3 3" specular="0.05" shininess="0.1"/>
   <material name="wood" texture="woodtex" texrepeat="2 2" specular="0.2" shininess="0.3"/>
   {materials}
@@ -185,6 +190,8 @@ def build_xml(params: SceneParams) -> str:
   <light name="fill" type="spot" pos="0.1 0.3 0.6" dir="0 -0.4 -1" castshadow="false"
       diffuse="0.2 0.2 0.2" cutoff="60"/>
   <camera name="view" pos="0.13 0 0.5" xyaxes="0 -1 0 1 0 0" fovy="45"/>
+  <geom name="table" type="plane" pos="0 0 {-WALL - 0.0005}" size="2 2 0.1" material="table"
+      contype="0" conaffinity="0"/>
   {chr(10).join(box_geoms(box))}
   {die_body(0, die)}
   {die_body(1, die)}

@@ -1,0 +1,204 @@
+"""`synth dice-clip`: one throw at 30 fps, with each die's motion state per frame and the
+ground-truth events the referee must see (RULES.md, "Procedure the referee sees"):
+
+- `settled`: both dice flat at rest in the tray (the throw counts);
+- `cocked`: a die comes to rest cocked in the tray, the 3-second count starts (5.4.33);
+  then `cocked_fell` (it fell within 3 s; the throw counts once it lies flat) or
+  `cocked_void` at the frame the 3 s run out (the throw is void);
+- `in_box`: a die stops inside the baffle box (5.4.32); `in_box_void` 3 s later if it has
+  not moved on, else `in_box_moved_on` when it moves again;
+- `at_rest`: a die comes to rest flat (with its value).
+
+The physics runs first and is recorded at 30 fps; a set-up is retried (deterministically, from
+the seed) until it shows the scenario's events; then the frames are rendered from the record.
+Per frame, `state` is the motion state; `value`, `cocked` and `tilt_deg` describe the pose at
+that instant (so a die tumbling in the air is often "cocked": read them with `state`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from synth.dice.generate import scene_params
+from synth.dice.geometry import is_cocked
+from synth.dice.labels import mask_box
+from synth.dice.physics import DiceWorld
+from synth.dice.render import SceneRenderer, apply_effects
+from synth.dice.style import Camera, sample_style
+
+FPS = 30
+COUNT_FRAMES = 3 * FPS  # the 3-second count
+REST_FRAMES = 5  # frames a die must stay still to count as stopped
+MOVING_SPEED = 0.01  # m/s
+MOVING_SPIN = 0.6  # rad/s
+TRIES = 80
+
+
+@dataclass(frozen=True)
+class Frame:
+    qpos: np.ndarray
+    states: list[dict[str, Any]]
+
+
+def _die_frame(world: DiceWorld, die: int) -> dict[str, Any]:
+    s = world.state(die)
+    face, tilt = s.top()
+    cocked = is_cocked(tilt)
+    in_box = world.in_box(die)
+    moving = s.speed > MOVING_SPEED or s.spin > MOVING_SPIN
+    state = "moving" if moving else "in_box" if in_box else "cocked" if cocked else "at_rest"
+    return {"state": state, "value": None if cocked else face, "cocked": cocked,
+            "tilt_deg": round(tilt, 2), "in_box": in_box,
+            "position": [round(float(v), 6) for v in s.position]}
+
+
+def record(world: DiceWorld, seconds: float, push: tuple[float, np.ndarray] | None = None,
+           ) -> list[Frame]:
+    """Step the world, keeping one frame per 1/30 s; `push` = (time, force) on the leaner."""
+    frames = []
+    per_frame = 1.0 / FPS
+    t0 = world.data.time
+    while world.data.time - t0 < seconds:
+        frames.append(Frame(world.data.qpos.copy(), [_die_frame(world, i) for i in range(2)]))
+        if push is not None and push[0] <= world.data.time - t0 < push[0] + 0.06:
+            world.push(world.leaner, push[1], np.zeros(3))
+        else:
+            world.push(world.leaner, np.zeros(3), np.zeros(3))
+        world.step(per_frame)
+    return frames
+
+
+def _runs(states: list[str], still: set[str]) -> list[tuple[int, int, str]]:
+    """Maximal runs (start, end exclusive, state) of a state in `still` lasting REST_FRAMES+."""
+    runs, start = [], 0
+    for i in range(1, len(states) + 1):
+        if i == len(states) or states[i] != states[start]:
+            if states[start] in still and i - start >= REST_FRAMES:
+                runs.append((start, i, states[start]))
+            start = i
+    return runs
+
+
+def events(frames: list[Frame]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    n = len(frames)
+    for die in range(2):
+        states = [f.states[die]["state"] for f in frames]
+        for start, end, state in _runs(states, {"cocked", "in_box", "at_rest"}):
+            if state == "at_rest":
+                found.append({"event": "at_rest", "die": die, "frame": start,
+                              "value": frames[start].states[die]["value"]})
+                continue
+            found.append({"event": state, "die": die, "frame": start})
+            if end - start >= COUNT_FRAMES:
+                found.append({"event": f"{state}_void", "die": die,
+                              "frame": start + COUNT_FRAMES})
+            elif end < n:
+                moved = "cocked_fell" if state == "cocked" else "in_box_moved_on"
+                found.append({"event": moved, "die": die, "frame": end})
+    flat = [all(f.states[d]["state"] == "at_rest" for d in range(2)) for f in frames]
+    if flat and flat[-1]:
+        first = n - 1
+        while first > 0 and flat[first - 1]:
+            first -= 1
+        if n - first >= REST_FRAMES:
+            found.append({"event": "settled", "frame": first,
+                          "values": [frames[first].states[d]["value"] for d in range(2)]})
+    return sorted(found, key=lambda e: (e["frame"], e.get("die", 2)))
+
+
+def _wanted(scenario: str, found: list[dict[str, Any]]) -> bool:
+    kinds = [e["event"] for e in found]
+    if scenario == "settle":
+        return kinds.count("settled") == 1 and "cocked" not in kinds and "in_box" not in kinds
+    if scenario == "cocked-long":
+        return "cocked_void" in kinds
+    if scenario == "cocked-falls":
+        return "cocked_fell" in kinds and "settled" in kinds and "cocked_void" not in kinds
+    return "in_box_void" in kinds
+
+
+def simulate(world: DiceWorld, scenario: str, seed: int) -> list[Frame]:
+    """Retry the scenario's set-up, seeded, until its events happen."""
+    frames: list[Frame] = []
+    for attempt in range(TRIES):
+        rng = np.random.default_rng([seed, attempt, 7])
+        if scenario in ("settle", "stalled"):
+            world.reset(ramp_grip=float(rng.uniform(3.0, 5.0)) if scenario == "stalled" else 1.0)
+            world.throw(rng)
+            frames = record(world, 2.0)
+            frames += record(world, 3.6 if scenario == "stalled" else 1.0)
+        else:
+            world.reset(floor_friction=float(rng.uniform(0.4, 0.9)))
+            world.lean(rng, drop=float(rng.uniform(0.008, 0.02)),
+                       back=float(rng.uniform(0.002, 0.01)))
+            push = None
+            if scenario == "cocked-falls":
+                force = -world.lean_toward * float(rng.uniform(0.02, 0.05)) * (1 + attempt / 10)
+                push = (float(rng.uniform(0.8, 2.3)), force)
+            frames = record(world, 4.4 if scenario == "cocked-long" else 3.6, push)
+        if _wanted(scenario, events(frames)):
+            return frames
+    raise RuntimeError(f"no {scenario} clip after {TRIES} tries (seed {seed})")
+
+
+def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: int = 480,
+               mp4: bool = False) -> dict[str, Any]:
+    """Simulate and render a clip into `out`: frames/, states.jsonl, events.json."""
+    (out / "frames").mkdir(parents=True, exist_ok=True)
+    world = DiceWorld(scene_params(seed, 0, width, height))
+    frames = simulate(world, scenario, seed)
+    found = events(frames)
+    rng = np.random.default_rng([seed, 1])
+    style = sample_style(rng)
+    # a fixed camera that sees the whole tray, as the referee's tray camera does
+    # (lower, looking into the exit of the box, for a stalled die)
+    stalled = scenario == "stalled"
+    camera = Camera(lookat=(0.06 if stalled else 0.12, 0.0, 0.0),
+                    distance=float(rng.uniform(0.42, 0.52)),
+                    azimuth_deg=float(rng.normal(0.0, 12.0)),
+                    elevation_deg=float(rng.uniform(35.0, 50.0) if stalled
+                                        else rng.uniform(62.0, 90.0)), fovy_deg=45.0)
+    style = dataclasses.replace(style, camera=camera, effects=dataclasses.replace(
+        style.effects, motion_px=0))
+    renderer = SceneRenderer(world)
+    writer = None
+    if mp4:
+        writer = cv2.VideoWriter(str(out / "clip.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), FPS,
+                                 (width, height))
+    try:
+        renderer.apply(style)
+        with open(out / "states.jsonl", "w", encoding="utf-8") as lines:
+            for n, frame in enumerate(frames):
+                world.data.qpos[:] = frame.qpos
+                rgb, mask = renderer.render()
+                rgb = apply_effects(rgb, style, np.random.default_rng([seed, 2, n]))
+                bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+                cv2.imwrite(str(out / "frames" / f"{n:05d}.jpg"), bgr,
+                            [cv2.IMWRITE_JPEG_QUALITY, style.effects.jpeg_quality])
+                if writer is not None:
+                    writer.write(bgr)
+                dice = []
+                for die, state in enumerate(frame.states):
+                    box, pixels = mask_box(mask, die + 1)
+                    dice.append({**state, "box": list(box) if box else None,
+                                 "visible_px": pixels})
+                lines.write(json.dumps({"frame": n, "time": round(n / FPS, 4),
+                                        "image": f"frames/{n:05d}.jpg", "dice": dice},
+                                       separators=(",", ":")) + "\n")
+    finally:
+        renderer.close()
+        if writer is not None:
+            writer.release()
+    summary = {"scenario": scenario, "seed": seed, "fps": FPS, "frames": len(frames),
+               "events": found, "style": style.summary()}
+    (out / "events.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return summary
+

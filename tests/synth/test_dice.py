@@ -1,0 +1,209 @@
+"""The dice generator's labels against its own pictures, on a handful of scenes.
+
+Skips when MuJoCo or an offscreen OpenGL backend (EGL: libegl1 + libgl1-mesa-dri) is missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("MUJOCO_GL", "egl")  # MuJoCo picks its GL backend on first import
+if importlib.util.find_spec("mujoco") is None:
+    pytest.skip("mujoco is not installed (pip install -e '.[synth]')", allow_module_level=True)
+try:  # through synth.dice._mujoco, which picks the backend before MuJoCo loads
+    from synth.dice._mujoco import mujoco
+except Exception as error:  # installed, but its GL backend will not load (e.g. no libEGL)
+    pytest.skip(f"MuJoCo will not load: {error}", allow_module_level=True)
+cv2 = pytest.importorskip("cv2")
+
+from synth.dice.clip import COUNT_FRAMES, Frame, events, simulate, write_clip  # noqa: E402
+from synth.dice.generate import Options, generate, scene_params  # noqa: E402
+from synth.dice.geometry import FACE_NORMALS, top_face  # noqa: E402
+from synth.dice.physics import DiceWorld, Scenario, run_scenario  # noqa: E402
+from synth.dice.style import Camera, sample_die_look, sample_style  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Any:
+    from synth.dice.render import SceneRenderer
+
+    world = DiceWorld(scene_params(5, 0, 320, 240))
+    try:
+        r = SceneRenderer(world)
+    except Exception as error:  # no GL context: EGL/OSMesa libraries missing
+        pytest.skip(f"no offscreen OpenGL for MuJoCo: {error}")
+    yield r
+    r.close()
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory, renderer: Any) -> Path:
+    out = tmp_path_factory.mktemp("dice")
+    for _ in generate(Options(out=out, count=6, seed=11, width=320, height=240)):
+        pass
+    return out
+
+
+def _labels(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
+
+
+def _count_pips(renderer: Any, die: int) -> int:
+    """Render straight down over the die, white with black pips; count dark blobs on it."""
+    world = renderer.world
+    look = sample_die_look(np.random.default_rng(0), "white")
+    style = sample_style(np.random.default_rng(1))
+    x, y, z = world.state(die).position
+    style = dataclasses.replace(
+        style, dice=(look, look),
+        camera=Camera(lookat=(float(x), float(y), float(z)), distance=0.09, azimuth_deg=0.0,
+                      elevation_deg=90.0, fovy_deg=30.0))
+    renderer.apply(style)
+    rgb, mask = renderer.render()
+    inside = cv2.erode((mask == die + 1).astype(np.uint8), np.ones((5, 5), np.uint8))
+    dark = ((rgb.max(axis=2) < 90) & (inside > 0)).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    return sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 4)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_top_value_matches_rendered_pips(renderer: Any, seed: int) -> None:
+    world = renderer.world
+    run_scenario(world, Scenario.THROW, np.random.default_rng(seed))
+    from synth.dice.labels import die_labels
+
+    checked = 0
+    for label_die in range(2):
+        _, mask = renderer.render()
+        label = die_labels(world, mask)[label_die]
+        if label.cocked or label.in_box or label.position[0] < 0.03:
+            continue  # only flat dice in the open tray, clear of the box's overhang
+        assert _count_pips(renderer, label_die) == label.value
+        checked += 1
+    assert checked >= 1
+
+
+def test_value_agrees_with_body_frame_geometry(renderer: Any) -> None:
+    """The label's face (from the free joint's quaternion) against MuJoCo's body matrix."""
+    world = renderer.world
+    for seed in range(6):
+        run_scenario(world, Scenario.LEAN, np.random.default_rng(seed))
+        mujoco.mj_forward(world.model, world.data)
+        for die in range(2):
+            xmat = world.data.xmat[world.die_bodies[die]].reshape(3, 3)
+            ups = {v: float((xmat @ np.array(n))[2]) for v, n in FACE_NORMALS.items()}
+            face, tilt = top_face(world.state(die).rotation)
+            if sorted(ups.values())[-2] > ups[face] - 0.01:
+                continue  # balanced on an edge at 45 degrees: either face
+            assert face == max(ups, key=lambda v: ups[v])
+            assert tilt == pytest.approx(np.degrees(np.arccos(min(1.0, ups[face]))), abs=0.1)
+
+
+def test_boxes_cover_mask_pixels(generated: Path) -> None:
+    for line in _labels(generated):
+        mask = cv2.imread(str(generated / line["mask"]), cv2.IMREAD_UNCHANGED)
+        assert mask.shape == (240, 320)
+        assert set(np.unique(mask)) <= {0, 1, 2}
+        for k, die in enumerate(line["dice"]):
+            ys, xs = np.nonzero(mask == k + 1)
+            assert die["visible_px"] == xs.size
+            if die["box"] is None:
+                assert xs.size == 0
+                continue
+            x, y, w, h = die["box"]
+            assert (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1) == (x, y, x + w, y + h)
+            assert (die["value"] is None) == die["cocked"]
+            assert die["cocked"] == (die["tilt_deg"] > 10.0)
+
+
+def test_images_written_with_labels(generated: Path) -> None:
+    lines = _labels(generated)
+    assert len(lines) == 6
+    for line in lines:
+        image = cv2.imread(str(generated / line["image"]))
+        assert image.shape == (240, 320, 3)
+        assert line["scenario"] in {"throw", "lean", "stall"}
+        assert len(line["dice"]) == 2
+
+
+def test_same_seed_same_labels(generated: Path, tmp_path: Path) -> None:
+    for _ in generate(Options(out=tmp_path, count=6, seed=11, width=320, height=240)):
+        pass
+    assert (tmp_path / "labels.jsonl").read_text() == (generated / "labels.jsonl").read_text()
+
+
+def test_lean_scenario_gives_cocked_dice(renderer: Any) -> None:
+    world = renderer.world
+    cocked = 0
+    for seed in range(12):
+        run_scenario(world, Scenario.LEAN, np.random.default_rng([3, seed]))
+        cocked += sum(world.state(d).top()[1] > 10.0 for d in range(2))
+    assert cocked >= 3
+
+
+def _frames(states: list[tuple[str, str]]) -> list[Frame]:
+    return [Frame(np.zeros(1), [{"state": a, "value": 3}, {"state": b, "value": 4}])
+            for a, b in states]
+
+
+@pytest.mark.parametrize(("states", "expected"), [
+    ([("moving", "moving")] * 10 + [("at_rest", "at_rest")] * 10,
+     [("at_rest", 0, 10), ("at_rest", 1, 10), ("settled", None, 10)]),
+    ([("moving", "at_rest")] * 3 + [("cocked", "at_rest")] * (COUNT_FRAMES + 5),
+     [("at_rest", 1, 0), ("cocked", 0, 3), ("cocked_void", 0, 3 + COUNT_FRAMES)]),
+    ([("cocked", "at_rest")] * 40 + [("moving", "at_rest")] * 3 + [("at_rest", "at_rest")] * 6,
+     [("cocked", 0, 0), ("at_rest", 1, 0), ("cocked_fell", 0, 40), ("at_rest", 0, 43),
+      ("settled", None, 43)]),
+    ([("in_box", "at_rest")] * (COUNT_FRAMES + 1),
+     [("in_box", 0, 0), ("at_rest", 1, 0), ("in_box_void", 0, COUNT_FRAMES)]),
+])
+def test_clip_events(states: list[tuple[str, str]],
+                     expected: list[tuple[str, int | None, int]]) -> None:
+    found = [(e["event"], e.get("die"), e["frame"]) for e in events(_frames(states))]
+    assert found == expected
+
+
+def test_cli_dice_command(tmp_path: Path, renderer: Any) -> None:
+    from referee.cli import main
+
+    code = main(["synth", "dice", "--out", str(tmp_path), "--count", "2", "--seed", "3",
+                 "--workers", "1", "--size", "320x240", "--format", "png"])
+    assert code == 0
+    lines = _labels(tmp_path)
+    assert [line["image"] for line in lines] == ["images/000000.png", "images/000001.png"]
+
+
+@pytest.mark.parametrize(("scenario", "must"), [
+    ("settle", {"settled"}),
+    ("cocked-long", {"cocked", "cocked_void"}),
+    ("cocked-falls", {"cocked", "cocked_fell", "settled"}),
+    ("stalled", {"in_box", "in_box_void"}),
+])
+def test_clip_scenarios_show_their_events(scenario: str, must: set[str]) -> None:
+    world = DiceWorld(scene_params(0, 0, 320, 240))
+    frames = simulate(world, scenario, seed=0)
+    found = events(frames)
+    assert must <= {e["event"] for e in found}
+    for e in found:
+        if e["event"] in ("cocked", "in_box"):
+            state = frames[e["frame"]].states[e["die"]]
+            assert state["state"] == e["event"]
+            assert state["in_box"] == (e["event"] == "in_box")
+
+
+def test_clip_files(tmp_path: Path, renderer: Any) -> None:
+    summary = write_clip(tmp_path, seed=1, scenario="settle", width=160, height=120)
+    states = (tmp_path / "states.jsonl").read_text().splitlines()
+    assert len(states) == summary["frames"] == len(list((tmp_path / "frames").iterdir()))
+    last = json.loads(states[-1])
+    assert [d["state"] for d in last["dice"]] == ["at_rest", "at_rest"]
+    saved = json.loads((tmp_path / "events.json").read_text())
+    assert saved["events"] == summary["events"]
