@@ -130,13 +130,17 @@ def _dice_key(item: LabelledImage) -> tuple[int, ...]:
     return tuple(sorted(int(v) for v in item.values))
 
 
-def synthetic(directory: Path) -> list[LabelledImage]:
-    """Rendered tray scenes from `nardy-referee synth dice` (labels.jsonl beside the images);
-    cocked dice get value 0."""
+def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledImage]:
+    """Rendered tray scenes from `nardy-referee synth dice` (labels.jsonl beside the images).
+
+    Cocked dice get value 0; dice hidden behind the box (no box, or few visible pixels) are
+    left out, as a camera could not see them either.
+    """
     found = []
     for line in (directory / "labels.jsonl").read_text().splitlines():
         record = json.loads(line)
-        dice = record["dice"]
+        dice = [d for d in record["dice"]
+                if d["box"] is not None and d.get("visible_px", 1 << 30) >= min_visible_pixels]
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         found.append(LabelledImage(directory / record["image"], boxes, values))

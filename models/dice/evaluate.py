@@ -18,7 +18,7 @@ from pathlib import Path
 
 import cv2
 
-from models.dice.data import LabelledImage, desk_webcam, drop_near_duplicates, rune55
+from models.dice.data import LabelledImage, desk_webcam, drop_near_duplicates, rune55, synthetic
 from models.dice.train_classifier import MIN_DIE_PIXELS
 from vision.dice.reader import DiceReader, DieReading
 
@@ -82,19 +82,59 @@ def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | i
     }
 
 
+def score_cocked(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | int]:
+    """Cocked dice (value 0 in the labels) on rendered tray scenes: recall and precision of
+    the cocked call among the dice found, and values of the flat ones."""
+    cocked = caught = called = called_right = flat = flat_right = missed = 0
+    for item in items:
+        image = cv2.imread(str(item.path))
+        if image is None:
+            raise OSError(f"cannot read {item.path}")
+        sizes = [min(b[2], b[3]) for b in item.boxes]
+        for index, (truth, read) in enumerate(match(item, reader.read(image))):
+            if truth == -1 or sizes[index] < MIN_DIE_PIXELS:
+                continue
+            if read is None:
+                missed += 1
+                continue
+            is_cocked = truth == 0
+            cocked += is_cocked
+            caught += is_cocked and read == 0
+            called += read == 0
+            called_right += is_cocked and read == 0
+            flat += not is_cocked
+            flat_right += not is_cocked and read == truth
+    return {
+        "images": len(items),
+        "cocked_dice": cocked,
+        "cocked_recall": round(caught / max(cocked, 1), 4),
+        "cocked_precision": round(called_right / max(called, 1), 4),
+        "flat_dice": flat,
+        "flat_value_accuracy": round(flat_right / max(flat, 1), 4),
+        "dice_missed": missed,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "evaluation.json")
+    parser.add_argument("--models", type=Path, help="folder of the ONNX models (default: ours)")
+    parser.add_argument("--synthetic-test", type=Path, action="append", default=[],
+                        help="rendered scenes never trained on (nardy-referee synth dice)")
     args = parser.parse_args()
-    reader = DiceReader()
+    reader = DiceReader(args.models) if args.models else DiceReader()
     train = rune55("train")
     held_out = drop_near_duplicates(rune55("test") + rune55("valid"), train)
-    results = {
+    results: dict[str, dict[str, float | int]] = {
         "rune55 test+valid without near-duplicates": score(reader, held_out),
         "desk-webcam (never trained on)": score(
             reader, desk_webcam("Train") + desk_webcam("Valid")
         ),
     }
+    for directory in args.synthetic_test:
+        results[f"synthetic {directory.name} (never trained on)"] = score_cocked(
+            reader, synthetic(directory)
+        )
     text = json.dumps(results, indent=2)
     print(text)
     args.out.write_text(text + "\n")

@@ -48,8 +48,9 @@ def load(items: list[LabelledImage], longest: int) -> list[tuple[np.ndarray, np.
 
 
 def batches(data: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generator, size: int,
-            batch: int) -> list[tuple[torch.Tensor, ...]]:
-    order = rng.permutation(len(data))
+            batch: int, count: int) -> list[tuple[torch.Tensor, ...]]:
+    """`count` images drawn at random, augmented, in batches."""
+    order = rng.permutation(len(data))[:count]
     out = []
     for start in range(0, len(order) - batch + 1, batch):
         images, heats, regs, masks = [], [], [], []
@@ -73,6 +74,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--synthetic", type=Path, action="append", default=[])
     parser.add_argument("--limit", type=int, default=0, help="use only this many images")
+    parser.add_argument("--per-epoch", type=int, default=2400, help="images drawn per epoch")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -84,12 +86,13 @@ def main() -> None:
     print(f"{len(data)} training images", flush=True)
     model = DiceDetector()
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * (len(data) // args.batch)
+    per_epoch = min(args.per_epoch, len(data))
+    steps = args.epochs * (per_epoch // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
     for epoch in range(args.epochs):
         started, total = time.time(), 0.0
         model.train()
-        epoch_batches = batches(data, rng, DETECTOR_SIZE, args.batch)
+        epoch_batches = batches(data, rng, DETECTOR_SIZE, args.batch, per_epoch)
         for images, heat, regress, mask in epoch_batches:
             out = model(images)
             heat_loss = focal_loss(out[:, 0:1], heat)
