@@ -37,13 +37,13 @@ def main() -> None:
         frames.append((buf, np.array(scene.label["corners"]),
                        scene.label["board"]["geometry"]["bar_width"]))
     reader = BoardReader(threads=1)
-    image = cv2.imdecode(frames[0][0], cv2.IMREAD_COLOR)
+    image = np.asarray(cv2.imdecode(frames[0][0], cv2.IMREAD_COLOR), np.uint8)
     for _ in range(5):
         reader.read(image, frames[0][1])
     decode, estimated, calibrated = [], [], []
     for buf, corners, bar in frames:
         t0 = time.perf_counter()
-        image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        image = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
         t1 = time.perf_counter()
         reader.read(image, corners)
         t2 = time.perf_counter()

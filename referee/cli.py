@@ -152,10 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
     head_exception(judge)
     judge.set_defaults(run=cmd_check)
 
+    from calibration.cli import add_command as add_calibrate
     from synth.cli import add_commands as add_synth_commands
+    from vision.board.cli import add_command as add_read_board
     from vision.cli import add_commands as add_vision_commands
 
     add_vision_commands(commands)
+    add_read_board(commands)
+    add_calibrate(commands)
     add_synth_commands(commands)
     return parser
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from synth.board.layout import FloatArray
+from calibration.layout import FloatArray
 from synth.board.textures import Image, value_noise
 
 TABLES: list[tuple[int, int, int]] = [

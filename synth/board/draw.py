@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from synth.board.layout import BoardGeometry, FloatArray
+from calibration.layout import BoardGeometry, FloatArray
 from synth.board.style import BGR, BoardStyle, CheckerLook
 from synth.board.textures import Image, surface, value_noise
 

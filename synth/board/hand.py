@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from synth.board.layout import FloatArray
+from calibration.layout import FloatArray
 from synth.board.textures import Image
 
 Mask = npt.NDArray[np.uint8]

@@ -15,6 +15,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.layout import Half
+from calibration.numbering import CORNERS, Layout
 from referee.position import BAR, OFF, Position, Side, Variant
 from synth.board.camera import (
     CameraPose,
@@ -35,8 +37,6 @@ from synth.board.draw import (
     paste,
 )
 from synth.board.hand import covered_share, draw_hand
-from synth.board.layout import Half
-from synth.board.numbering import CORNERS, Layout
 from synth.board.scene import COLOUR_OF, Placement, image_counts, place, random_game
 from synth.board.style import BoardStyle, random_style
 from synth.board.textures import Image

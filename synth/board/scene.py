@@ -7,10 +7,10 @@ from typing import Literal
 
 import numpy as np
 
+from calibration.layout import BoardGeometry, Half
+from calibration.numbering import Layout
 from referee.position import BAR, OFF, Position, Side, Variant
 from referee.rules import rules_for
-from synth.board.layout import BoardGeometry, Half
-from synth.board.numbering import Layout
 
 Colour = Literal["light", "dark"]
 Where = Literal["point", "bar", "off"]

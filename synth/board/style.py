@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from synth.board.layout import BoardGeometry
+from calibration.layout import BoardGeometry
 
 BGR = tuple[int, int, int]
 Surface = Literal["wood", "felt", "leather", "linen", "plain"]

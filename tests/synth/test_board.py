@@ -11,10 +11,10 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.numbering import Layout
 from referee.position import Position, Side, Variant
 from synth.board.camera import project
 from synth.board.cli import add_command
-from synth.board.numbering import Layout
 from synth.board.render import BoardRenderer, Scene
 
 SIZE = (640, 480)

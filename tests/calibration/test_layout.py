@@ -1,4 +1,4 @@
-"""Board geometry and the player <-> image numbering maps (synth/board/layout.py, numbering.py)."""
+"""Board geometry and the player <-> image numbering maps (calibration/layout.py, numbering.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
+from calibration.layout import BoardGeometry
+from calibration.numbering import CORNERS, Layout
 from referee.position import Side, Variant, opposite_point
-from synth.board.layout import BoardGeometry
-from synth.board.numbering import CORNERS, Layout
 
 
 @pytest.mark.parametrize("variant", list(Variant))

@@ -1,0 +1,157 @@
+"""Train the strip classifier on synthetic strips and export it to ONNX.
+
+    python -m models.board.data --out /tmp/board/train-1.npz --count 3000 --seed 1
+    python -m models.board.data --out /tmp/board/train-2.npz --count 3000 --seed 2
+    python -m models.board.train /tmp/board/train-1.npz /tmp/board/train-2.npz \
+        --epochs 6 --out models/board/strips.onnx
+
+Writes the ONNX weights and, beside them, `strips.json` (the recipe, the data and the
+held-out accuracy). Seeded: torch, numpy and the split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from models.board.nets import StripNet
+from vision.board.classes import N_CLASSES, OCCLUDED
+from vision.board.strips import STRIP_SIZE, STRIP_WIDTH
+
+
+def load(paths: list[Path]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    xs, ys = [], []
+    for p in paths:
+        d = np.load(p)
+        keep = d["y"] >= 0
+        xs.append(d["x"][keep])
+        ys.append(d["y"][keep])
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def augment(x: torch.Tensor, gen: torch.Generator, cast_range: float = 0.12) -> torch.Tensor:
+    """Mirror, brightness and contrast, a colour cast, a pixel of sideways shift."""
+    n = x.shape[0]
+    flip = torch.rand(n, generator=gen) < 0.5
+    x = torch.where(flip[:, None, None, None], x.flip(3), x)
+    gain = 0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=gen)
+    cast = 1 - cast_range / 2 + cast_range * torch.rand(n, 3, 1, 1, generator=gen)
+    bias = 20 * (torch.rand(n, 1, 1, 1, generator=gen) - 0.5)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    contrast = 0.85 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen)
+    x = ((x - mean) * contrast + mean) * gain * cast + bias
+    shift = int(torch.randint(-1, 2, (1,), generator=gen))
+    if shift:
+        x = torch.roll(x, shift, dims=3)
+    return x.clamp(0, 255)
+
+
+def evaluate(net: nn.Module, x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -> float:
+    net.eval()
+    wrong = 0
+    with torch.no_grad():
+        for i in range(0, len(x), 1024):
+            xb = torch.from_numpy(x[i:i + 1024]).permute(0, 3, 1, 2).float()
+            pred = net(xb).argmax(1).numpy()
+            wrong += int((pred != y[i:i + 1024]).sum())
+    return 1 - wrong / max(len(x), 1)
+
+
+def export(net: nn.Module, out: Path) -> None:
+    """ONNX weights at `out` and the torch state beside them (`.pt`, to continue from)."""
+    net.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), out.with_suffix(".pt"))
+    dummy = torch.zeros(2, 3, STRIP_SIZE[1], STRIP_SIZE[0])
+    torch.onnx.export(net, (dummy,), str(out), input_names=["strips"],
+                      output_names=["logits"],
+                      dynamic_axes={"strips": {0: "n"}, "logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path, nargs="+")
+    parser.add_argument("--out", type=Path, default=Path("models/board/strips.onnx"))
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--cast", type=float, default=0.12,
+                        help="range of the per-channel colour cast (0.12: +-6 %%)")
+    parser.add_argument("--init", type=Path, help="start from these weights (.pt)")
+    parser.add_argument("--empty-keep", type=float, default=0.35,
+                        help="share of empty strips used per epoch (most strips are empty)")
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    gen = torch.Generator().manual_seed(args.seed)
+
+    x, y = load(args.data)
+    # Hold out whole scenes' worth at the end (strips come 26 per scene, in order).
+    n_val = min(len(x) // 10, 26 * 300)
+    xv, yv = x[-n_val:], y[-n_val:]
+    xt, yt = x[:-n_val], y[:-n_val]
+    print(f"train {len(xt)} strips, val {len(xv)}; classes {np.bincount(yt, minlength=32)}")
+
+    net = StripNet()
+    if args.init is not None:
+        net.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    empty = np.flatnonzero(yt == 0)
+    full = np.flatnonzero(yt != 0)
+    per_epoch = len(full) + int(len(empty) * args.empty_keep)
+    steps = args.epochs * (per_epoch // args.batch + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.15)
+    weights = torch.ones(N_CLASSES)
+    loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.02)
+    start = time.perf_counter()
+    for epoch in range(args.epochs):
+        net.train()
+        idx = np.concatenate([full, rng.choice(empty, int(len(empty) * args.empty_keep),
+                                                replace=False)])
+        rng.shuffle(idx)
+        total = 0.0
+        for i in range(0, len(idx), args.batch):
+            b = np.sort(idx[i:i + args.batch])
+            xb = augment(torch.from_numpy(xt[b]).permute(0, 3, 1, 2).float(), gen, args.cast)
+            yb = torch.from_numpy(yt[b])
+            loss = loss_fn(net(xb), yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(b)
+        acc = evaluate(net, xv, yv)
+        print(f"epoch {epoch + 1}: loss {total / len(idx):.4f}  val acc {acc:.4%}  "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        export(net, args.out)
+
+    net.eval()
+    config = {
+        "model": "StripNet", "input": "float32 (N, 3, 128, 24), BGR 0-255",
+        "strip_size": list(STRIP_SIZE), "strip_width_points": STRIP_WIDTH,
+        "classes": "0 empty, 1-15 light count, 16-30 dark count, 31 occluded",
+        "occluded_class": OCCLUDED,
+        "data": [str(p) for p in args.data], "train_strips": len(xt), "val_strips": len(xv),
+        "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+        "empty_keep": args.empty_keep, "cast": args.cast,
+        "init": None if args.init is None else str(args.init),
+        "val_strip_accuracy": round(evaluate(net, xv, yv), 5),
+        "train_seconds": round(time.perf_counter() - start),
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(config, indent=1) + "\n")
+    print(json.dumps(config))
+
+
+if __name__ == "__main__":
+    main()
