@@ -21,6 +21,8 @@ def add_commands(commands: Subcommands) -> None:
 def _generators() -> list[Callable[[Subcommands], None]]:
     # Each generator module offers `add_command(kinds)`; listed here as they land.
     from synth.board.cli import add_command as board
+    from synth.board3d.cli import add_command as board3d
     from synth.dice.cli import add_command as dice
+    from synth.game.cli import add_command as game
 
-    return [board, dice]
+    return [board, board3d, dice, game]

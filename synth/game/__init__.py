@@ -1,0 +1,1 @@
+"""Whole games on video: a fixed camera over the board, the dice tray and the clock."""
