@@ -19,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.cli import read_image
 from vision.dice.reader import DiceReader
 from vision.dice.stream import motion
 
@@ -40,7 +41,7 @@ def main() -> None:
     parser.add_argument("images", nargs="*", type=Path)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    frames = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in args.images] or [
+    frames = [cv2.resize(read_image(p), (640, 480)) for p in args.images] or [
         drawn_frame(rng) for _ in range(20)
     ]
     reader = DiceReader(threads=1)

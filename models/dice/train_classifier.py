@@ -94,6 +94,7 @@ def main() -> None:
     parser.add_argument("--per-epoch", type=int, default=16000, help="crops drawn per epoch")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--synthetic", type=Path, action="append", default=[])
+    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -103,6 +104,8 @@ def main() -> None:
     counts = np.bincount(labels, minlength=len(CLASSES))
     print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)))
     model = DieClassifier(len(CLASSES))
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(labels))
     # Cocked dice are rare but must be caught: draw them four times as often.
@@ -129,9 +132,11 @@ def main() -> None:
         seen = len(order) // args.batch * args.batch
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / seen:.4f} "
               f"train accuracy {right / seen:.4f} {time.time() - started:.0f}s", flush=True)
+    torch.save(model.state_dict(), args.out / "classifier.pt")
     export(model, args.out / "classifier.onnx")
     config = {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
-              "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+              "init": str(args.init) if args.init else None, "epochs": args.epochs,
+              "batch": args.batch, "lr": args.lr, "seed": args.seed,
               "crops": counts.tolist(), "synthetic": [str(d) for d in args.synthetic]}
     (args.out / "classifier.json").write_text(json.dumps(config, indent=2) + "\n")
 

@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--synthetic", type=Path, action="append", default=[])
     parser.add_argument("--limit", type=int, default=0, help="use only this many images")
     parser.add_argument("--per-epoch", type=int, default=2400, help="images drawn per epoch")
+    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
@@ -85,6 +86,8 @@ def main() -> None:
     data = load(items, longest=512)
     print(f"{len(data)} training images", flush=True)
     model = DiceDetector()
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(data))
     steps = args.epochs * (per_epoch // args.batch)
@@ -107,8 +110,10 @@ def main() -> None:
             total += float(loss)
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / len(epoch_batches):.4f} "
               f"{time.time() - started:.0f}s", flush=True)
+    torch.save(model.state_dict(), args.out / "detector.pt")
     export(model, args.out / "detector.onnx")
-    config = {"input_size": DETECTOR_SIZE, "stride": STRIDE, "epochs": args.epochs,
+    config = {"input_size": DETECTOR_SIZE, "stride": STRIDE,
+              "init": str(args.init) if args.init else None, "epochs": args.epochs,
               "batch": args.batch, "lr": args.lr, "seed": args.seed, "images": len(data),
               "synthetic": [str(d) for d in args.synthetic]}
     (args.out / "detector.json").write_text(json.dumps(config, indent=2) + "\n")

@@ -48,6 +48,22 @@ def _session(path: Path, threads: int) -> ort.InferenceSession:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
+def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep the strongest of candidates that frame the same die: a large die can raise
+    several heatmap peaks. A weaker box whose centre lies inside a kept box goes."""
+    kept: list[int] = []
+    for index in np.argsort(-scores):
+        x, y, w, h = boxes[index]
+        cx, cy = x + w / 2, y + h / 2
+        if not any(
+            boxes[k, 0] <= cx <= boxes[k, 0] + boxes[k, 2]
+            and boxes[k, 1] <= cy <= boxes[k, 1] + boxes[k, 3]
+            for k in kept
+        ):
+            kept.append(int(index))
+    return boxes[kept], scores[kept]
+
+
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
                  detection_threshold: float = 0.3) -> None:
@@ -73,7 +89,7 @@ class DiceReader:
         cx = (xs + maps[3, ys, xs]) * stride
         cy = (ys + maps[4, ys, xs]) * stride
         boxes = np.stack([cx - width / 2, cy - height / 2, width, height], axis=1) / scale
-        return boxes.astype(np.float32), heat[ys, xs].astype(np.float32)
+        return suppress_duplicates(boxes.astype(np.float32), heat[ys, xs].astype(np.float32))
 
     def read(self, image: np.ndarray) -> list[DieReading]:
         """Every die in a BGR frame; an empty list when there is none."""
