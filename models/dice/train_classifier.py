@@ -94,6 +94,8 @@ def main() -> None:
     parser.add_argument("--per-epoch", type=int, default=16000, help="crops drawn per epoch")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--synthetic", type=Path, action="append", default=[])
+    parser.add_argument("--cocked-weight", type=float, default=4.0,
+                        help="how much more often cocked crops are drawn (they are rare)")
     parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
@@ -108,8 +110,8 @@ def main() -> None:
         model.load_state_dict(torch.load(args.init))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(labels))
-    # Cocked dice are rare but must be caught: draw them four times as often.
-    draw = np.where(labels == COCKED, 4.0, 1.0)
+    # Cocked dice are rare but must be caught: draw them more often.
+    draw = np.where(labels == COCKED, args.cocked_weight, 1.0)
     draw /= draw.sum()
     steps = args.epochs * (per_epoch // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
@@ -135,7 +137,8 @@ def main() -> None:
     torch.save(model.state_dict(), args.out / "classifier.pt")
     export(model, args.out / "classifier.onnx")
     config = {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
-              "init": str(args.init) if args.init else None, "epochs": args.epochs,
+              "init": str(args.init) if args.init else None,
+              "cocked_weight": args.cocked_weight, "epochs": args.epochs,
               "batch": args.batch, "lr": args.lr, "seed": args.seed,
               "crops": counts.tolist(), "synthetic": [str(d) for d in args.synthetic]}
     (args.out / "classifier.json").write_text(json.dumps(config, indent=2) + "\n")
