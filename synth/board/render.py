@@ -143,7 +143,7 @@ class BoardRenderer:
         off = np.array([rng.uniform(-1, 1), rng.uniform(0, 1)]) * 0.01 * self.size[0]
         cv2.fillConvexPoly(img, np.round(outer + off).astype(np.int32),
                            tuple(int(v) for v in img[0, 0] * 0.5), cv2.LINE_AA)
-        _warp_into(img, board, h_canvas, outer)
+        warp_into(img, board, h_canvas, outer)
         centres = project(h_units, np.array(drawn).reshape(-1, 2))
         mask = None
         if rng.random() < self.hand_rate:
@@ -262,7 +262,7 @@ def _xy(point: Any) -> list[float]:
     return [round(float(point[0]), 2), round(float(point[1]), 2)]
 
 
-def _warp_into(img: Image, board: Image, h: Any, outline: Any) -> None:
+def warp_into(img: Image, board: Image, h: Any, outline: Any) -> None:
     """Warp `board` onto `img` in place, only over the bounding box of its projected outline."""
     height, width = img.shape[:2]
     x0, y0 = np.clip(np.floor(outline.min(0)).astype(int) - 1, 0, [width, height])

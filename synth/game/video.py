@@ -21,6 +21,7 @@ import numpy as np
 from referee.position import Position, Side, Variant
 from synth.board.camera import project
 from synth.board.draw import board_extent, paste
+from synth.board.render import warp_into
 from synth.board.scene import Placement, place
 from synth.board.textures import Image
 from synth.game.draw import draw_clock, draw_die, draw_hand
@@ -74,7 +75,7 @@ class GameRenderer:
             c = scene.canvas.px(np.array([p.centre]))[0]
             paste(canvas, scene.sprites[p.side], (float(c[0]), float(c[1])))
         img = self.static.copy()
-        _warp_into(img, canvas, self.h_canvas, self.outline)
+        warp_into(img, canvas, self.h_canvas, self.outline)
         self.cache[board] = img
         self.warps += 1
         if len(self.cache) > CACHE:
@@ -96,20 +97,6 @@ class GameRenderer:
             side, centre = frame.carried
             paste(img, scene.carried[side], centre)
         return img
-
-
-def _warp_into(img: Image, board: Image, h: Any, outline: Any) -> None:
-    """Warp `board` onto `img` in place, only over the bounding box of its projected outline."""
-    height, width = img.shape[:2]
-    x0, y0 = np.clip(np.floor(outline.min(0)).astype(int) - 1, 0, [width, height])
-    x1, y1 = np.clip(np.ceil(outline.max(0)).astype(int) + 2, 0, [width, height])
-    if x1 <= x0 or y1 <= y0:
-        return
-    shift = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
-    roi = np.ascontiguousarray(img[y0:y1, x0:x1])
-    cv2.warpPerspective(board, shift @ h, (int(x1 - x0), int(y1 - y0)), dst=roi,
-                        flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
-    img[y0:y1, x0:x1] = roi
 
 
 @dataclass(frozen=True, slots=True)
