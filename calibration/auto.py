@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.board import field_sides
 from calibration.layout import BoardGeometry, FloatArray
 from vision.board.strips import estimate_bar_width
 from vision.board.warp import Image, rectify
@@ -211,20 +212,6 @@ def find_field(image: Image) -> FieldFit:
     return FieldFit(corners, score, len(unique))
 
 
-def _sides(corners: FloatArray) -> list[tuple[FloatArray, FloatArray, FloatArray]]:
-    """Each side as (start, end, inward unit normal): top, right, bottom, left."""
-    centre = corners.mean(0)
-    out = []
-    for i in range(4):
-        a, b = corners[i], corners[(i + 1) % 4]
-        along = b - a
-        n = np.array([-along[1], along[0]]) / max(float(np.linalg.norm(along)), 1e-9)
-        if np.dot(centre - (a + b) / 2, n) < 0:
-            n = -n
-        out.append((a, b, n))
-    return out
-
-
 def _corners_from(lines: list[tuple[FloatArray, FloatArray]]) -> FloatArray:
     return np.asarray([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)], float)
 
@@ -237,7 +224,7 @@ def refine(image: Image, corners: FloatArray, reach: float = 0.04) -> FloatArray
     size = float(np.linalg.norm(corners[1] - corners[0]))
     r = max(3, int(reach * size))
     prof = border_profiles(image, corners, r)
-    sides = _sides(corners)
+    sides = field_sides(corners)
     options: list[list[float]] = []
     for i in range(4):
         p = prof[i]

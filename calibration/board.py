@@ -184,3 +184,17 @@ def _round(arr: FloatArray) -> list[list[float]]:
 def _bgr(value: Any) -> BGR:
     b, g, r = (int(v) for v in value)
     return (b, g, r)
+
+
+def field_sides(corners: FloatArray) -> list[tuple[FloatArray, FloatArray, FloatArray]]:
+    """Each side as (start, end, inward unit normal): top, right, bottom, left."""
+    centre = corners.mean(0)
+    out = []
+    for i in range(4):
+        a, b = corners[i], corners[(i + 1) % 4]
+        along = b - a
+        n = np.array([-along[1], along[0]]) / max(float(np.linalg.norm(along)), 1e-9)
+        if np.dot(centre - (a + b) / 2, n) < 0:
+            n = -n
+        out.append((a, b, n))
+    return out

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from calibration.board import BoardCalibration, FloatArray
+from calibration.board import BoardCalibration, FloatArray, field_sides
 from vision.board.warp import Image
 
 REACH = 24  # pixels either side of the calibrated edge
@@ -31,17 +31,11 @@ def border_profiles(image: Image, corners: FloatArray, reach: int = REACH) -> Fl
     from outside (-reach) to inside (+reach) the field, one pixel apart."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     grey = cv2.GaussianBlur(grey, (3, 3), 0).astype(np.float32)
-    centre = corners.mean(0)
     offsets = np.arange(-reach - 1, reach + 2, dtype=np.float64)
     t = (np.arange(SAMPLES) + 0.5) / SAMPLES * 0.8 + 0.1
     out = []
-    for i in range(4):
-        a, b = corners[i], corners[(i + 1) % 4]
-        along = b - a
-        normal = np.array([-along[1], along[0]]) / max(float(np.linalg.norm(along)), 1e-9)
-        if np.dot(centre - (a + b) / 2, normal) < 0:
-            normal = -normal  # point inside
-        base = a[None] + t[:, None] * along[None]  # (S, 2)
+    for a, b, normal in field_sides(corners):
+        base = a[None] + t[:, None] * (b - a)[None]  # (S, 2)
         pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
         mx = pts[..., 0].astype(np.float32)
         my = pts[..., 1].astype(np.float32)
