@@ -35,7 +35,7 @@ def test_rejects_what_is_not_a_colour_image(reader: DiceReader) -> None:
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_reads_real_desk_webcam_photographs(reader: DiceReader) -> None:
     # A source never trained on. The committed models read 57 of these 64 dice (89%) and
-    # invent 10; the floor catches a regression, the model card gives the full figures.
+    # invent 7; the floor catches a regression, the model card gives the full figures.
     from models.dice.data import desk_webcam
     from models.dice.evaluate import match
 
