@@ -16,19 +16,10 @@ import numpy as np
 
 from referee.position import Variant
 from synth.board.render import BoardRenderer
+from synth.cli import parse_size
 
 VARIANTS = {"long": (Variant.LONG,), "short": (Variant.SHORT,),
             "both": (Variant.LONG, Variant.SHORT)}
-
-
-def _size(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size must look like 1280x720, got {text!r}") from None
-    if not (64 <= w <= 8192 and 64 <= h <= 8192):
-        raise argparse.ArgumentTypeError(f"size out of range: {text!r}")
-    return (w, h)
 
 
 def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +29,7 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--count", type=int, default=100, help="number of images")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variant", choices=sorted(VARIANTS), default="both")
-    p.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT")
+    p.add_argument("--size", type=parse_size, default=(1280, 720), help="WIDTHxHEIGHT")
     p.add_argument("--hand-rate", type=float, default=0.3, help="share of scenes with a hand")
     p.add_argument("--workers", type=int, default=1, help="processes (same output for any)")
     p.set_defaults(run=run)

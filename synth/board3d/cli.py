@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from synth.board.cli import VARIANTS, _size, encode
+from synth.board.cli import VARIANTS, encode
+from synth.cli import parse_size
 
 
 def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +20,7 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--count", type=int, default=100, help="number of images")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variant", choices=sorted(VARIANTS), default="both")
-    p.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT")
+    p.add_argument("--size", type=parse_size, default=(1280, 720), help="WIDTHxHEIGHT")
     p.add_argument("--tilt-max", type=float, default=35.0,
                    help="largest camera tilt from straight down, degrees")
     p.set_defaults(run=run)

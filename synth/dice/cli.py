@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from synth.cli import parse_size
+
 EXIT_BAD_INPUT = 2
 CLIP_SCENARIOS = ("settle", "cocked-long", "cocked-falls", "stalled")
 
 
-def _size(text: str) -> tuple[int, int]:
-    try:
-        width, height = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, not {text!r}") from None
-    if not (32 <= width <= 4096 and 32 <= height <= 4096):
-        raise argparse.ArgumentTypeError(f"size {text!r} out of range")
-    return width, height
+# The dice commands keep their own limits: 32 to 4096 pixels a side.
+dice_size = functools.partial(parse_size, smallest=32, largest=4096)
 
 
 def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +28,7 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       help="mix (default): throws, dice leaning on a wall or die, stalls")
     dice.add_argument("--against", choices=("wall", "die"), default=None,
                       help="lean scenario: what the die leans on (default either)")
-    dice.add_argument("--size", type=_size, default=(640, 480), help="WIDTHxHEIGHT")
+    dice.add_argument("--size", type=dice_size, default=(640, 480), help="WIDTHxHEIGHT")
     dice.add_argument("--format", choices=("jpg", "png"), default="jpg")
     dice.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     dice.add_argument("--top-down", action="store_true",
@@ -42,7 +39,7 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     clip.add_argument("--out", type=Path, required=True, help="output folder")
     clip.add_argument("--seed", type=int, default=0)
     clip.add_argument("--scenario", choices=CLIP_SCENARIOS, default="settle")
-    clip.add_argument("--size", type=_size, default=(640, 480), help="WIDTHxHEIGHT")
+    clip.add_argument("--size", type=dice_size, default=(640, 480), help="WIDTHxHEIGHT")
     clip.add_argument("--mp4", action="store_true", help="also write clip.mp4")
     clip.set_defaults(run=run_clip)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from referee.position import Variant
-from synth.board.cli import _size
+from synth.cli import parse_size
 from synth.game.script import KINDS
 from synth.game.video import generate
 
@@ -20,7 +20,7 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--variant", choices=[v.value for v in Variant], default="long")
     p.add_argument("--out", type=Path, required=True, help="output folder")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT")
+    p.add_argument("--size", type=parse_size, default=(1280, 720), help="WIDTHxHEIGHT")
     p.add_argument("--fps", type=float, default=30.0)
     p.add_argument("--inject", nargs="+", default=[], choices=[*KINDS, "random"],
                    help="cases to show: each kind at least twice (both of its outcomes), "
