@@ -8,17 +8,15 @@ and, when given, synthetic tray renders (--synthetic DIR), the only source of co
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 
-from models.dice.data import LabelledImage, rune55, synthetic
+from models.dice.data import LabelledImage
 from models.dice.nets import DieClassifier
+from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, crop_die, crop_square
 
 CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
@@ -87,27 +85,17 @@ def augmented(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=3e-3)
+    parser = training_parser(__doc__.splitlines()[0], epochs=10, batch=128)
     parser.add_argument("--per-epoch", type=int, default=16000, help="crops drawn per epoch")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--synthetic", type=Path, action="append", default=[])
     parser.add_argument("--cocked-weight", type=float, default=4.0,
                         help="how much more often cocked crops are drawn (they are rare)")
-    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    items = rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
+    rng = seeded(args)
+    items = training_items(args)
     stored, labels = patches(items, rng)
     counts = np.bincount(labels, minlength=len(CLASSES))
     print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)))
-    model = DieClassifier(len(CLASSES))
-    if args.init:
-        model.load_state_dict(torch.load(args.init))
+    model = start_from(DieClassifier(len(CLASSES)), args)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(labels))
     # Cocked dice are rare but must be caught: draw them more often.
@@ -134,23 +122,10 @@ def main() -> None:
         seen = len(order) // args.batch * args.batch
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / seen:.4f} "
               f"train accuracy {right / seen:.4f} {time.time() - started:.0f}s", flush=True)
-    torch.save(model.state_dict(), args.out / "classifier.pt")
-    export(model, args.out / "classifier.onnx")
-    config = {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
-              "init": str(args.init) if args.init else None,
-              "cocked_weight": args.cocked_weight, "epochs": args.epochs,
-              "batch": args.batch, "lr": args.lr, "seed": args.seed,
-              "crops": counts.tolist(), "synthetic": [str(d) for d in args.synthetic]}
-    (args.out / "classifier.json").write_text(json.dumps(config, indent=2) + "\n")
-
-
-def export(model: torch.nn.Module, path: Path) -> None:
-    model.eval()
-    dummy = torch.zeros(1, 1, CROP_SIZE, CROP_SIZE)
-    torch.onnx.export(model, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
-                      dynamo=False)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    save(model, args, "classifier", torch.zeros(1, 1, CROP_SIZE, CROP_SIZE),
+         ("crops", "logits"), {"crops": {0: "n"}, "logits": {0: "n"}},
+         {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
+          "cocked_weight": args.cocked_weight, "crops": counts.tolist()})
 
 
 if __name__ == "__main__":

@@ -9,18 +9,16 @@ model card are chosen in models/dice/evaluate.py, never here.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 
-from models.dice.data import LabelledImage, rune55, synthetic
+from models.dice.data import LabelledImage
 from models.dice.detector_targets import STRIDE, augment, targets
 from models.dice.nets import DiceDetector
+from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import DETECTOR_SIZE
 
 
@@ -67,27 +65,17 @@ def batches(data: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generator,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--synthetic", type=Path, action="append", default=[])
+    parser = training_parser(__doc__.splitlines()[0], epochs=12, batch=32)
     parser.add_argument("--limit", type=int, default=0, help="use only this many images")
     parser.add_argument("--per-epoch", type=int, default=2400, help="images drawn per epoch")
-    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    items = rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
+    rng = seeded(args)
+    items = training_items(args)
     if args.limit:
         items = [items[i] for i in rng.permutation(len(items))[: args.limit]]
     data = load(items, longest=512)
     print(f"{len(data)} training images", flush=True)
-    model = DiceDetector()
-    if args.init:
-        model.load_state_dict(torch.load(args.init))
+    model = start_from(DiceDetector(), args)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(data))
     steps = args.epochs * (per_epoch // args.batch)
@@ -110,23 +98,9 @@ def main() -> None:
             total += float(loss)
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / len(epoch_batches):.4f} "
               f"{time.time() - started:.0f}s", flush=True)
-    torch.save(model.state_dict(), args.out / "detector.pt")
-    export(model, args.out / "detector.onnx")
-    config = {"input_size": DETECTOR_SIZE, "stride": STRIDE,
-              "init": str(args.init) if args.init else None, "epochs": args.epochs,
-              "batch": args.batch, "lr": args.lr, "seed": args.seed, "images": len(data),
-              "synthetic": [str(d) for d in args.synthetic]}
-    (args.out / "detector.json").write_text(json.dumps(config, indent=2) + "\n")
-
-
-def export(model: torch.nn.Module, path: Path) -> None:
-    model.eval()
-    dummy = torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE)
-    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["maps"],
-                      dynamic_axes={"image": {0: "n", 2: "h", 3: "w"},
-                                    "maps": {0: "n", 2: "h4", 3: "w4"}},
-                      opset_version=17, dynamo=False)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    save(model, args, "detector", torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE),
+         ("image", "maps"), {"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
+         {"input_size": DETECTOR_SIZE, "stride": STRIDE, "images": len(data)})
 
 
 if __name__ == "__main__":

@@ -1,0 +1,66 @@
+"""What the dice networks' training scripts share: their common options, the training data,
+starting weights, and writing the weights, the ONNX export and the config side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from models.dice.data import LabelledImage, rune55, synthetic
+
+
+def training_parser(description: str, epochs: int, batch: int) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--batch", type=int, default=batch)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--synthetic", type=Path, action="append", default=[])
+    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
+    return parser
+
+
+def seeded(args: argparse.Namespace) -> np.random.Generator:
+    """Seed torch and give the run's one numpy generator."""
+    torch.manual_seed(args.seed)
+    return np.random.default_rng(args.seed)
+
+
+def training_items(args: argparse.Namespace) -> list[LabelledImage]:
+    """rune55 train and the synthetic folders given: never the held-out sets."""
+    return rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
+
+
+def start_from(model: torch.nn.Module, args: argparse.Namespace) -> torch.nn.Module:
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
+    return model
+
+
+def save(
+    model: torch.nn.Module,
+    args: argparse.Namespace,
+    name: str,
+    example: torch.Tensor,
+    names: tuple[str, str],
+    dynamic_axes: dict[str, dict[int, str]],
+    config: dict[str, Any],
+) -> None:
+    """`name`.pt (to continue from with --init), `name`.onnx and `name`.json in args.out."""
+    torch.save(model.state_dict(), args.out / f"{name}.pt")
+    path = args.out / f"{name}.onnx"
+    model.eval()
+    torch.onnx.export(model, (example,), str(path), input_names=[names[0]],
+                      output_names=[names[1]], dynamic_axes=dynamic_axes, opset_version=17,
+                      dynamo=False)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    config = {**config, "init": str(args.init) if args.init else None, "epochs": args.epochs,
+              "batch": args.batch, "lr": args.lr, "seed": args.seed,
+              "synthetic": [str(d) for d in args.synthetic]}
+    (args.out / f"{name}.json").write_text(json.dumps(config, indent=2) + "\n")
