@@ -18,6 +18,7 @@ import numpy as np
 
 SHARED_DICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 NEAR_DUPLICATE_CORRELATION = 0.97
+MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
 
 
 @dataclass(frozen=True)

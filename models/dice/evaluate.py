@@ -18,8 +18,14 @@ from pathlib import Path
 
 import cv2
 
-from models.dice.data import LabelledImage, desk_webcam, drop_near_duplicates, rune55, synthetic
-from models.dice.train_classifier import MIN_DIE_PIXELS
+from models.dice.data import (
+    MIN_DIE_PIXELS,
+    LabelledImage,
+    desk_webcam,
+    drop_near_duplicates,
+    rune55,
+    synthetic,
+)
 from vision.dice.reader import DiceReader, DieReading
 
 

@@ -14,14 +14,13 @@ import cv2
 import numpy as np
 import torch
 
-from models.dice.data import LabelledImage
+from models.dice.data import MIN_DIE_PIXELS, LabelledImage
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, crop_die, crop_square
 
 CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
 COCKED = CLASSES.index("cocked")
-MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
 PATCH = 96
 PATCH_SPAN = 2.6  # room around the die for rotation, shift and zoom augmentation
 
