@@ -139,7 +139,7 @@ class Thrower:
             return (values[0], values[1])
         rule = COCKED_RULE if trouble[0] == "cocked" else IN_BOX_RULE
         reason = "cocked" if trouble[0] == "cocked" else "in_box"
-        rec.hold(rec.n(0.2, scaled=False))
+        # The referee starts the count the moment the die comes to rest (as the dice clips do).
         count_start = rec.now
         rec.emit("count_start", player=side.value, rule=rule, reason=reason, die=odd)
         if trouble[1] == "void":

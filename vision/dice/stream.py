@@ -82,8 +82,9 @@ class DiceWatcher:
     zones: DiceZones | None = None
     dice_per_throw: int = 2
     still_below: float = 0.002  # motion under this share of pixels is "still"
-    rest_seconds: float = 0.25  # still this long: the dice are at rest
-    vote_frames: int = 5  # frames read at rest before announcing the roll
+    rest_seconds: float = 0.2  # still this long: the dice are at rest
+    vote_frames: int = 3  # frames read at rest before announcing the roll
+    min_confidence: float = 0.35  # readings below it are ignored
     _still_since: tuple[int, float] | None = None
     _rolling: bool = False
     _announced: bool = False
@@ -95,6 +96,8 @@ class DiceWatcher:
     def update(
         self, frame: int, time: float, dice: Sequence[DieReading], moved: float
     ) -> list[DiceEvent]:
+        # Faint readings are a hand's knuckle or a shadow far more often than a die.
+        dice = [d for d in dice if d.confidence >= self.min_confidence]
         events: list[DiceEvent] = []
         if moved >= self.still_below:
             self._still_since = None
@@ -137,9 +140,11 @@ class DiceWatcher:
             rule = "5.4.33" if reason is Kind.COCKED else "5.4.32"
             return [DiceEvent(reason, started_frame, started, rule=rule,
                               detail="3-second count started")]
-        values = tuple(sorted(d.value for d in dice if d.value is not None))
+        # A throw has two dice: a third reading is far likelier a false detection.
+        surest = sorted(dice, key=lambda d: d.confidence, reverse=True)[:self.dice_per_throw]
+        values = tuple(sorted(d.value for d in surest if d.value is not None))
         self._votes.append(values)
-        self._confidences.append(min(d.confidence for d in dice))
+        self._confidences.append(min(d.confidence for d in surest))
         if len(self._votes) < self.vote_frames:
             return []
         best, seen = Counter(self._votes).most_common(1)[0]
@@ -147,7 +152,9 @@ class DiceWatcher:
             return []
         self._announced = True
         confidence = seen / len(self._votes) * float(np.median(self._confidences))
-        return [DiceEvent(Kind.ROLL_READ, frame, time, best, confidence)]
+        # Dated like every event by the first frame that shows it: the dice at rest.
+        rest_frame, rest_time = self._still_since or (frame, time)
+        return [DiceEvent(Kind.ROLL_READ, rest_frame, rest_time, best, confidence)]
 
     def _cancel(self, frame: int, time: float, why: str) -> DiceEvent:
         count, self._count = self._count, None

@@ -21,7 +21,9 @@ class DiceZones:
 
     def __post_init__(self) -> None:
         for name in ("tray", "box"):
-            polygon = getattr(self, name)
+            # OpenCV's polygon tests take float32 only.
+            polygon = np.asarray(getattr(self, name), np.float32)
+            object.__setattr__(self, name, polygon)
             if polygon.ndim != 2 or polygon.shape[1] != 2 or len(polygon) < 3:
                 raise ValueError(f"{name} must be a polygon of at least 3 [x, y] points")
 
