@@ -153,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge.set_defaults(run=cmd_check)
 
     from calibration.cli import add_command as add_calibrate
+    from referee.evidence import add_command as add_verify
     from synth.cli import add_commands as add_synth_commands
     from vision.board.cli import add_command as add_read_board
     from vision.cli import add_commands as add_vision_commands
@@ -161,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_read_board(commands)
     add_calibrate(commands)
     add_synth_commands(commands)
+    add_verify(commands)
     return parser
 
 
