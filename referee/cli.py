@@ -154,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from calibration.cli import add_command as add_calibrate
     from referee.evidence import add_command as add_verify
+    from referee.review_cli import add_command as add_review
     from synth.cli import add_commands as add_synth_commands
     from vision.board.cli import add_command as add_read_board
     from vision.cli import add_commands as add_vision_commands
@@ -163,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_calibrate(commands)
     add_synth_commands(commands)
     add_verify(commands)
+    add_review(commands)
     return parser
 
 

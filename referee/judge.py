@@ -1,21 +1,35 @@
-"""Judge a move from uncertain board readings: pick the legal outcome the frames support, and
-flag an illegal move only when the frames confidently show something no legal outcome is.
+"""Judge a settled board from uncertain readings: take the legal explanation the frames
+support, and flag an illegal move only when the frames confidently show something no legal
+play is.
 
 The board reader gives, for each point, a probability over what stands there (no checker,
-or n checkers of one colour). A legal outcome's likelihood is the product of its points'
-probabilities. The best legal outcome wins unless the reading's own best guess is far more
-likely AND every point where the two differ is read with high confidence: a misread point
-(a hand's shadow, glare, a checker half in the next triangle) is never called an illegal move.
+or n checkers of one colour). A position's likelihood is the product of its points'
+probabilities. The legal explanations of a board are the roll's outcomes, the partial plays
+on the way to one, and the position before. A flag needs every one of them to contradict a
+point read with confidence, and the reading's own best guess to be far likelier: a misread
+point (a hand's shadow, glare, a checker half in the next triangle) is never called an
+illegal move.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from referee.check import Verdict, check
-from referee.position import BAR, OFF, Position, Side, opposite_point
-from referee.rules import Dice, Outcome, Rules
+from referee.position import (
+    BAR,
+    CHECKERS_PER_SIDE,
+    OFF,
+    Counts,
+    Position,
+    Side,
+    Variant,
+    opposite_point,
+)
+from referee.rules import Dice, Move, Outcome, Rules
 
 # What one point holds: the side (None when empty) and the number of checkers.
 Content = tuple[Side | None, int]
@@ -85,43 +99,149 @@ def log_likelihood(belief: BoardBelief, position: Position) -> float:
     return total
 
 
-@dataclass(frozen=True)
-class Judgement:
-    """`outcome`: the legal outcome taken (None when the move is flagged). `verdict`: the check
-    of the observed position when flagged. `margin`: log-likelihood of the best guess over the
-    best legal outcome (how strongly the frames contradict the rules)."""
+MIN_MARGIN = 4.0  # nats by which a reading must beat every legal explanation to be flagged
+MIN_POINT_CONFIDENCE = 0.97  # a point read at least this sure is taken as seen
+HEAD = 24  # each side's first point, where the judge adds or removes checkers (5.4.44-45)
 
+
+@dataclass(frozen=True)
+class Explanation:
+    """What a settled board shows, judged against the roll.
+
+    `kind`: "outcome" (a complete legal play, `outcome`), "partial" (some of its steps
+    played, the move goes on), "unchanged" (the position before), or "observed" when no
+    legal explanation fits and the reading is sure enough to flag (`flag`; `verdict` holds
+    the `check` of `observed`, the reading's best guess). `score`: the log-likelihood of
+    `position`, the explanation taken.
+    """
+
+    kind: str
+    position: Position
     outcome: Outcome | None
-    verdict: Verdict | None
     observed: Position
-    margin: float
-    doubtful_points: tuple[int, ...]
+    score: float
+    verdict: Verdict | None = None
 
     @property
-    def flagged(self) -> bool:
-        return self.verdict is not None
+    def flag(self) -> bool:
+        return self.kind == "observed"
 
 
-def judge(
-    rules: Rules,
-    before: Position,
-    dice: Dice,
-    belief: BoardBelief,
-    min_margin: float = 6.0,
-    min_point_confidence: float = 0.97,
-) -> Judgement:
-    """The legal outcome the frames support, or a flag with the `check` verdict."""
-    if belief.occluded:
-        raise ValueError(f"points {sorted(belief.occluded)} are hidden: judge a clear view")
-    outcomes = rules.outcomes(before, dice)
-    scored = max(outcomes, key=lambda o: log_likelihood(belief, o.position))
-    best_legal = log_likelihood(belief, scored.position)
-    observed = belief.best_guess(before).with_turn(before.turn.other)
-    margin = log_likelihood(belief, observed) - best_legal
-    differing = [p for p in range(1, 25)
-                 if content_of(observed, p) != content_of(scored.position, p)]
-    doubtful = tuple(p for p in differing
-                     if belief.points[p].get(content_of(observed, p), 0.0) < min_point_confidence)
-    if margin < min_margin or doubtful:
-        return Judgement(scored, None, scored.position, margin, doubtful)
-    return Judgement(None, check(rules, before, dice, observed), observed, margin, doubtful)
+def explain(rules: Rules, before: Position, dice: Dice | None,
+            belief: BoardBelief) -> Explanation:
+    """The legal explanation the frames support, or a flag with the `check` verdict.
+
+    A flag needs two things: every legal explanation contradicts a point read with
+    confidence (>= MIN_POINT_CONFIDENCE), and the reading's best guess is MIN_MARGIN nats
+    likelier than the best of them. Without `dice` the only explanation is `before` (a
+    start position, a board between turns). Occluded points are left out of the judgement.
+    """
+    outcomes = rules.outcomes(before, dice) if dice is not None else []
+    candidates: list[tuple[str, Position, Outcome | None]] = [
+        *(("outcome", o.position, o) for o in outcomes),
+        *(("partial", p, None) for p in partial_plays(outcomes, before)),
+        ("unchanged", before, None),
+    ]
+    sure = sure_points(belief)
+    fitting = [c for c in candidates
+               if all(content_of(c[1], p) == content for p, content in sure.items())]
+    kind, explained, outcome = max(fitting or candidates,
+                                   key=lambda c: log_likelihood(belief, c[1]))
+    score = log_likelihood(belief, explained)
+    observed = likeliest_count(belief, belief.best_guess(before))
+    if dice is not None:
+        observed = observed.with_turn(before.turn.other)
+    observed_score = log_likelihood(belief, observed)
+    if fitting or observed_score - score < MIN_MARGIN:
+        return Explanation(kind, explained, outcome, observed, score)
+    verdict = check(rules, before, dice, observed) if dice is not None else None
+    if verdict is not None and verdict.legal:  # the guess is legal after all: take it
+        return Explanation(kind, explained, outcome, observed, score)
+    return Explanation("observed", observed, None, observed, observed_score, verdict)
+
+
+def sure_points(belief: BoardBelief) -> dict[int, Content]:
+    """The visible points read with confidence, and what stands on each."""
+    sure = {}
+    for point in range(1, 25):
+        if point in belief.occluded:
+            continue
+        content, probability = max(belief.points[point].items(), key=lambda item: item[1])
+        if probability >= MIN_POINT_CONFIDENCE:
+            sure[point] = content
+    return sure
+
+
+def partial_plays(outcomes: Iterable[Outcome], before: Position) -> list[Position]:
+    """Positions on the way to a legal outcome: some of its steps played, in any order."""
+    seen: dict[tuple[Counts, Counts], Position] = {}
+    for outcome in outcomes:
+        for order in set(itertools.permutations(outcome.moves)):
+            position = before
+            for move in order[:-1]:
+                stepped = apply_step(position, move)
+                if stepped is None:
+                    break
+                position = stepped
+                seen.setdefault((position.white, position.black), position)
+    return list(seen.values())
+
+
+def apply_step(position: Position, move: Move) -> Position | None:
+    """One checker of the side on turn moved (hitting a lone enemy checker in short nardy);
+    None when no checker stands on the start point."""
+    mover = position.turn
+    own = list(position.counts(mover))
+    other = list(position.counts(mover.other))
+    if own[move.start] == 0:
+        return None
+    own[move.start] -= 1
+    own[move.end] += 1
+    if move.end != OFF and position.variant is Variant.SHORT:
+        enemy_point = opposite_point(position.variant, move.end)
+        if other[enemy_point] == 1:
+            other[enemy_point], other[BAR] = 0, other[BAR] + 1
+    white, black = (own, other) if mover is Side.WHITE else (other, own)
+    return Position(position.variant, mover, tuple(white), tuple(black))
+
+
+def likeliest_count(belief: BoardBelief, observed: Position) -> Position:
+    """`observed` with surplus checkers taken off the points whose readings least support
+    their counts: reading a stack of 14 as 15 is likelier than a checker added."""
+    counts = {side: list(observed.counts(side)) for side in Side}
+    for side, own in counts.items():
+        def cost(point: int, side: Side = side, own: list[int] = own) -> float:
+            white_point = point if side is Side.WHITE else opposite_point(observed.variant, point)
+            beliefs = belief.points[white_point]
+            now = beliefs.get((side, own[point]), 0.0)
+            fewer = beliefs.get((side, own[point] - 1) if own[point] > 1 else (None, 0), 0.0)
+            return math.log(max(now, FLOOR)) - math.log(max(fewer, FLOOR))
+
+        while sum(own) > CHECKERS_PER_SIDE and own[OFF] == 0:
+            cheapest = min((p for p in range(1, 25) if own[p]), key=cost, default=None)
+            if cheapest is None or cost(cheapest) >= MIN_MARGIN:
+                break
+            own[cheapest] -= 1
+    return Position(observed.variant, observed.turn, tuple(counts[Side.WHITE]),
+                    tuple(counts[Side.BLACK]))
+
+
+def restore_count(position: Position) -> Position:
+    """A position with a wrong checker count as the judge leaves it: checkers added to or
+    taken off the head while it has enough (5.4.44-5.4.45); else unchanged."""
+    counts = {side: list(position.counts(side)) for side in Side}
+    for own in counts.values():
+        surplus = sum(own) - CHECKERS_PER_SIDE
+        if surplus < 0 or own[HEAD] >= surplus:
+            own[HEAD] -= surplus
+    return Position(position.variant, position.turn, tuple(counts[Side.WHITE]),
+                    tuple(counts[Side.BLACK]))
+
+
+def differs(belief: BoardBelief, position: Position) -> bool:
+    """Whether the reading's best guess differs from `position` on any point."""
+    return not same_placement(belief.best_guess(position), position)
+
+
+def same_placement(a: Position, b: Position) -> bool:
+    return all(content_of(a, p) == content_of(b, p) for p in range(1, 25))

@@ -1,10 +1,18 @@
-"""Judging a move from uncertain readings: legal outcomes win unless the frames are sure."""
+"""Judging a settled board from uncertain readings: legal explanations win unless the frames
+are sure."""
 
 from __future__ import annotations
 
 import pytest
 
-from referee.judge import BoardBelief, Content, content_of, judge
+from referee.judge import (
+    BoardBelief,
+    Content,
+    content_of,
+    explain,
+    likeliest_count,
+    restore_count,
+)
 from referee.position import Position, Side, Variant
 from referee.rules import LongNardy
 from tests.builders import position
@@ -24,37 +32,59 @@ def blurred(target: Position, point: int, wrong: Content, p_wrong: float) -> Boa
 
 
 def test_a_clear_legal_move_is_taken() -> None:
-    judgement = judge(RULES, START, (6, 5), BoardBelief.certain(LEGAL_AFTER))
-    assert not judgement.flagged
-    assert judgement.outcome is not None and judgement.outcome.position == LEGAL_AFTER
+    found = explain(RULES, START, (6, 5), BoardBelief.certain(LEGAL_AFTER))
+    assert not found.flag and found.kind == "outcome"
+    assert found.outcome is not None and found.outcome.position == LEGAL_AFTER
 
 
 def test_a_clear_illegal_move_is_flagged_with_the_check_verdict() -> None:
-    judgement = judge(RULES, START, (6, 5), BoardBelief.certain(TWO_OFF_HEAD))
-    assert judgement.flagged and judgement.verdict is not None
-    assert [v.rule for v in judgement.verdict.violations] == ["5.4.11"]
-    assert judgement.verdict.nearest_legal[0] == LEGAL_AFTER
+    found = explain(RULES, START, (6, 5), BoardBelief.certain(TWO_OFF_HEAD))
+    assert found.flag and found.verdict is not None
+    assert [v.rule for v in found.verdict.violations] == ["5.4.11"]
+    assert found.verdict.nearest_legal[0] == LEGAL_AFTER
+
+
+def test_half_a_move_is_a_partial_play_not_a_flag() -> None:
+    half = position("long", "white", white={24: 14, 18: 1}, black={24: 15})
+    found = explain(RULES, START, (6, 5), BoardBelief.certain(half))
+    assert not found.flag and found.kind == "partial" and found.outcome is None
+
+
+def test_an_untouched_board_is_unchanged() -> None:
+    found = explain(RULES, START, (6, 5), BoardBelief.certain(START))
+    assert found.kind == "unchanged" and found.position == START
 
 
 @pytest.mark.parametrize("p_wrong", [0.3, 0.6, 0.9])
 def test_a_doubtful_point_is_never_called_an_illegal_move(p_wrong: float) -> None:
     # The legal position, with point 17 possibly showing a white checker (a misread).
     belief = blurred(LEGAL_AFTER, 17, (Side.WHITE, 1), p_wrong)
-    judgement = judge(RULES, START, (6, 5), belief)
-    assert not judgement.flagged
-    assert judgement.outcome is not None and judgement.outcome.position == LEGAL_AFTER
+    found = explain(RULES, START, (6, 5), belief)
+    assert not found.flag
 
 
 def test_the_most_likely_legal_outcome_is_chosen() -> None:
     after_white = position("long", "black", white={24: 14, 13: 1}, black={24: 15})
     outcomes = RULES.outcomes(after_white, (3, 1))
     target = outcomes[-1].position
-    judgement = judge(RULES, after_white, (3, 1), blurred(target, 5, (None, 0), 0.2))
-    assert judgement.outcome is not None and judgement.outcome.position == target
+    found = explain(RULES, after_white, (3, 1), blurred(target, 5, (None, 0), 0.2))
+    assert found.outcome is not None and found.outcome.position == target
 
 
-def test_hidden_points_are_not_judged() -> None:
-    belief = BoardBelief.certain(LEGAL_AFTER)
-    hidden = BoardBelief(belief.points, belief.bar, frozenset({13}))
-    with pytest.raises(ValueError, match="hidden"):
-        judge(RULES, START, (6, 5), hidden)
+def test_hidden_points_do_not_count() -> None:
+    # Sure but hidden points cannot make a flag: a hand hides both checkers off the head.
+    certain = BoardBelief.certain(TWO_OFF_HEAD)
+    hidden = BoardBelief(certain.points, certain.bar, frozenset({18, 19, 24}))
+    assert not explain(RULES, START, (6, 5), hidden).flag
+
+
+def test_a_tall_stack_misread_by_one_does_not_add_a_checker() -> None:
+    # The head read as 15 (doubtfully) after a checker left it: 14 is the count to take.
+    belief = blurred(LEGAL_AFTER, 24, (Side.WHITE, 15), 0.8)
+    guess = likeliest_count(belief, belief.best_guess(START))
+    assert guess.total(Side.WHITE) == 15 and guess.white[24] == 14
+
+
+def test_an_accepted_wrong_count_is_mended_on_the_head() -> None:
+    extra = position("long", "black", white={24: 15, 13: 1}, black={24: 15})
+    assert restore_count(extra).white[24] == 14 and restore_count(extra).total(Side.WHITE) == 15

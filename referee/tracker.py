@@ -1,0 +1,417 @@
+"""Follow one game from the table's observations and say what happened, turn by turn.
+
+The tracker is the referee's state machine. It takes, frame by frame, what the camera saw
+(vision/table.py: dice events, a settled board reading, the running side of the clock) and
+emits events dated by the frame that shows each:
+
+    awaiting the throw -> dice thrown -> roll read (or a 3-second count: throw void or count
+    cancelled) -> moving (the board settles on partial plays) -> a complete legal outcome ->
+    the mover presses the clock (or the opponent throws): the move is recorded, the turn
+    passes.
+
+A settled board that no legal outcome or partial play explains, read with confidence,
+raises an `illegal_move` flag at once; the opponent decides (5.4.47): the board restored and
+a legal move played is a `correction`; the opponent throwing on it is `move_accepted`
+(5.5.1), and the game goes on from the position as it stands. A throw while the mover's
+clock still runs is a `premature_throw` (5.4.18): counted when the thrower then reaches for
+his checkers, not counted when the dice are picked up first. A start position off the
+rules' start is `wrong_start` (5.4.43-5.4.45). Judging goes through referee/judge.py, which
+flags only what the frames show with confidence: a misread is never a flag.
+
+A turn whose last board was not seen settled (an arm over the board when the opponent
+threw) stays open until the next clear view, which is judged for it first.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.judge import (
+    BoardBelief,
+    Explanation,
+    differs,
+    explain,
+    restore_count,
+    same_placement,
+)
+from referee.position import CHECKERS_PER_SIDE, Position, Side, Variant
+from referee.rules import Dice, Outcome, Rules
+from vision.dice.stream import DiceEvent, Kind
+from vision.table import Observation
+
+MIN_ROLL_CONFIDENCE = 0.8  # below it, a board that another roll explains re-reads the roll
+
+
+class Stage(enum.Enum):
+    THROWN = "dice thrown"
+    ROLLED = "roll read, moving"
+    MOVED = "a legal move stands"
+    FLAGGED = "an illegal move stands"
+
+
+@dataclass(frozen=True)
+class RefereeEvent:
+    """One line of the referee's log: what happened, and the frame that shows it."""
+
+    event: str
+    frame: int
+    time: float
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.event, "frame": self.frame, "time": round(self.time, 3),
+                **self.fields}
+
+
+@dataclass
+class Turn:
+    """One player's turn, from his throw until the board shows what he did."""
+
+    mover: Side | None
+    stage: Stage = Stage.THROWN
+    dice: Dice | None = None
+    roll_confidence: float = 1.0
+    candidate: tuple[Outcome, int, float] | None = None  # a legal outcome seen settled
+    flagged: Position | None = None  # the illegal position standing
+    touched: tuple[int, float] | None = None  # the board's first motion after the flag
+    pressed: bool = False  # the mover pressed his clock: he has finished
+    moved: bool = False  # the board showed a change since the roll
+
+
+@dataclass
+class _Premature:
+    thrower: Side
+    roll: Dice | None = None
+    pressed: bool = False  # the opponent has pressed his clock since
+
+
+@dataclass
+class GameTracker:
+    """Feed `update` every observation in order; it returns the events they complete."""
+
+    rules: Rules
+    variant: Variant
+    position: Position = field(init=False)
+    mover: Side | None = None  # who throws next, or throws now
+    turn: Turn | None = None
+    closing: tuple[Turn, int, float] | None = None  # ended by a throw, board not yet seen
+    clock: Side | None = None
+    over: bool = False
+    _premature: _Premature | None = None
+    _stirred: tuple[int, float, Side | None] | None = None  # dice moving: frame, time, clock
+    _latest: BoardBelief | None = None
+    _stale: bool = True  # the board has moved since its last reading
+    _start_checked: bool = False
+    _start_flagged: Position | None = None
+
+    def __post_init__(self) -> None:
+        self.position = Position.start(self.variant)
+
+    # -- input ------------------------------------------------------------------------------
+
+    def update(self, seen: Observation) -> list[RefereeEvent]:
+        if self.over:
+            return []
+        events: list[RefereeEvent] = []
+        self._stale = seen.board_stale
+        for dice_event in seen.dice_events:
+            events += self._on_dice(dice_event)
+        if seen.clock is not None and seen.clock != self.clock:
+            if self.clock is None:
+                self.clock = seen.clock
+                if self.mover is None:  # the first player's clock runs from the start
+                    self._set_mover(seen.clock)
+            else:
+                pressed, self.clock = self.clock, seen.clock
+                events.append(RefereeEvent("clock_press", seen.frame, seen.time,
+                                           {"player": pressed.value}))
+                events += self._on_press(pressed, seen.frame, seen.time)
+        turn = self.turn
+        if seen.board_moving and turn is not None and turn.flagged and turn.touched is None:
+            turn.touched = (seen.frame, seen.time)
+        pending = self._premature
+        if pending is not None and pending.pressed and pending.roll and seen.board_moving:
+            # The early thrower reaches for his checkers: the opponent counted it (5.4.18).
+            events += self._count_premature(seen.frame, seen.time)
+        if seen.board is not None and not seen.board.occluded:
+            self._latest = seen.board
+            events += self._on_board(seen.board, seen.frame, seen.time)
+        return events
+
+    # -- dice --------------------------------------------------------------------------------
+
+    def _on_dice(self, event: DiceEvent) -> list[RefereeEvent]:
+        if event.kind is Kind.ROLLING:
+            # Dice stirring in the tray may be a hand picking them up: a throw is confirmed
+            # when dice come to rest (read, cocked or stopped in the box).
+            self._stirred = (event.frame, event.time, self.clock)
+            return []
+        events: list[RefereeEvent] = []
+        if event.kind in (Kind.ROLL_READ, Kind.COCKED, Kind.IN_BOX) and self._stirred:
+            events += self._on_throw(*self._stirred)
+        if event.kind is Kind.CLEARED:
+            self._stirred = None
+        return events + self._on_dice_at_rest(event)
+
+    def _on_dice_at_rest(self, event: DiceEvent) -> list[RefereeEvent]:
+        f, t = event.frame, event.time
+        turn = self.turn
+        player = {"player": self.mover.value} if self.mover else {}
+        if event.kind in (Kind.COCKED, Kind.IN_BOX):
+            reason = "cocked" if event.kind is Kind.COCKED else "in_box"
+            return [RefereeEvent("count_start", f, t,
+                                 {**player, "rule": event.rule, "reason": reason})]
+        if event.kind is Kind.VOID:
+            self.turn, self._premature = None, None  # the same player throws again
+            return [RefereeEvent("throw_void", f, t, {**player, "rule": event.rule})]
+        if event.kind is Kind.CANCELLED:
+            return [RefereeEvent("count_cancelled", f, t, player)]
+        if event.kind is Kind.ROLL_READ and turn is not None and turn.stage is Stage.THROWN:
+            values = (event.values[0], event.values[1])
+            if self._premature is not None:
+                self._premature.roll = values  # counted or not: the opponent decides
+                return []
+            turn.dice, turn.stage, turn.roll_confidence = values, Stage.ROLLED, event.confidence
+            return [RefereeEvent("roll", f, t, {**player, "dice": list(values),
+                                                "confidence": round(event.confidence, 4)})]
+        pending = self._premature
+        if event.kind is Kind.CLEARED and pending is not None and pending.roll is not None:
+            # Picked up before any checker moved: the opponent did not count it (5.4.18).
+            self._premature, self.turn = None, None
+            return [RefereeEvent("throw_not_counted", f, t,
+                                 {"player": pending.thrower.value, "rule": "5.4.18"})]
+        return []
+
+    def _on_throw(self, f: int, t: float, clock: Side | None) -> list[RefereeEvent]:
+        self._stirred = None
+        turn = self.turn
+        if turn is not None and turn.stage is Stage.THROWN:
+            return []  # the same dice stirred again (a count cancelled, an arm over the tray)
+        events: list[RefereeEvent] = []
+        if turn is not None and turn.mover is not None:
+            # The opponent throws: the mover's turn ends here, whatever stands on the board.
+            mover, thrower = turn.mover, turn.mover.other
+            early = clock is mover and not turn.pressed
+            if early:
+                events.append(RefereeEvent("premature_throw", f, t, {
+                    "player": thrower.value, "opponent": mover.value, "rule": "5.4.18"}))
+            events += self._end_by_throw(turn, f, t)
+            self._set_mover(thrower)
+            self._premature = _Premature(thrower) if early else None
+        self.turn = Turn(self.mover)
+        player = {"player": self.mover.value} if self.mover else {}
+        return [*events, RefereeEvent("throw_start", f, t, player)]
+
+    def _count_premature(self, f: int, t: float) -> list[RefereeEvent]:
+        pending, self._premature = self._premature, None
+        assert pending is not None and pending.roll is not None
+        self.turn = Turn(pending.thrower, Stage.ROLLED, pending.roll)
+        return [RefereeEvent("roll", f, t, {"player": pending.thrower.value,
+                                            "dice": list(pending.roll), "premature": True})]
+
+    # -- clock ---------------------------------------------------------------------------------
+
+    def _on_press(self, pressed: Side, f: int, t: float) -> list[RefereeEvent]:
+        if self._premature is not None:
+            if pressed is not self._premature.thrower:
+                self._premature.pressed = True  # the early throw waits on the opponent's choice
+            return []
+        turn = self.turn
+        if turn is None or pressed is not turn.mover:
+            return []
+        turn.pressed = True
+        events: list[RefereeEvent] = []
+        if turn.stage is Stage.THROWN:
+            events += self._infer_roll(turn, f, t)
+        return events + self._finish(turn, f, t)
+
+    # -- ending a turn -------------------------------------------------------------------------
+
+    def _finish(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
+        """The mover has pressed: record his move once the board shows it settled. An
+        illegal position stays flagged until the opponent decides."""
+        if turn.stage is Stage.FLAGGED or self._stale:
+            return []
+        if turn.stage is Stage.ROLLED and turn.dice is not None:
+            turn.candidate = self._pass(turn, f, t) or turn.candidate
+        if turn.candidate is None:
+            return []
+        self.turn = None
+        events = self._record_move(turn)
+        if not self.over and turn.mover is not None:
+            self._set_mover(turn.mover.other)
+        return events
+
+    def _end_by_throw(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
+        """The opponent threw: an illegal position is accepted (5.5.1); a move whose final
+        board was not seen settled waits for the next clear view."""
+        if turn.flagged is not None and turn.mover is not None:
+            return self._accept(turn, f, t)
+        if turn.stage is Stage.ROLLED and turn.dice is not None:
+            turn.candidate = self._pass(turn, f, t) or turn.candidate
+        if self._stale or turn.candidate is None:
+            self.closing = (turn, f, t)
+            return []
+        return self._record_move(turn)
+
+    def _accept(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
+        assert turn.flagged is not None and turn.mover is not None
+        self.position = restore_count(turn.flagged.with_turn(turn.mover.other))
+        return [RefereeEvent("move_accepted", f, t, {
+            "player": turn.mover.other.value, "opponent": turn.mover.value, "rule": "5.5.1",
+            "position": self.position.to_json()})]
+
+    def _pass(self, turn: Turn, f: int, t: float) -> tuple[Outcome, int, float] | None:
+        """A roll with no legal step: the turn passes with the board unchanged (5.4.26)."""
+        assert turn.dice is not None
+        outcomes = self.rules.outcomes(self.position, turn.dice)
+        if len(outcomes) == 1 and not outcomes[0].moves:
+            return outcomes[0], f, t
+        return None
+
+    def _record_move(self, turn: Turn) -> list[RefereeEvent]:
+        assert turn.candidate is not None and turn.mover is not None
+        outcome, seen_frame, seen_time = turn.candidate
+        self.position = outcome.position
+        events = [RefereeEvent("move", seen_frame, seen_time, {
+            "player": turn.mover.value, "dice": list(turn.dice or ()),
+            "moves": [list(m) for m in outcome.moves], "position": outcome.position.to_json()})]
+        result = self.position.result()
+        if result is not None:
+            self.over = True
+            events.append(RefereeEvent("game_end", seen_frame, seen_time, {"result": {
+                "winner": result.winner.value, "kind": result.kind.value,
+                "points": result.points}, "position": self.position.to_json()}))
+        return events
+
+    # -- the board -----------------------------------------------------------------------------
+
+    def _on_board(self, belief: BoardBelief, f: int, t: float) -> list[RefereeEvent]:
+        if not self._start_checked:
+            return self._check_start(belief, f, t)
+        events: list[RefereeEvent] = []
+        if self.closing is not None:
+            events += self._close(belief, f, t)
+        if self._premature is not None:
+            if self._premature.roll is not None and differs(belief, self.position):
+                events += self._count_premature(f, t)
+            else:
+                return events
+        turn = self.turn
+        if turn is None or turn.dice is None:
+            return events
+        if turn.mover is None:
+            turn.mover = self._likelier_mover(belief, turn.dice)
+            self._set_mover(turn.mover)
+        events += self._judge(turn, belief, f, t)
+        if turn.pressed:
+            events += self._finish(turn, f, t)
+        return events
+
+    def _close(self, belief: BoardBelief, f: int, t: float) -> list[RefereeEvent]:
+        """Judge the first clear view for the turn that the opponent's throw ended."""
+        assert self.closing is not None
+        turn, ended_frame, ended_time = self.closing
+        self.closing = None
+        if turn.dice is None or turn.mover is None:
+            return []
+        mover = self.mover
+        self.mover = turn.mover
+        events = self._judge(turn, belief, f, t)
+        self.mover = mover
+        if turn.flagged is not None:
+            return events + self._accept(turn, ended_frame, ended_time)
+        if turn.candidate is not None:
+            return events + self._record_move(turn)
+        return [*events, RefereeEvent("move_unseen", f, t, {
+            "player": turn.mover.value, "dice": list(turn.dice),
+            "detail": "the board never showed a complete move before the opponent threw"})]
+
+    def _judge(self, turn: Turn, belief: BoardBelief, f: int, t: float) -> list[RefereeEvent]:
+        assert turn.dice is not None and turn.mover is not None
+        before = self.position.with_turn(turn.mover)
+        found = explain(self.rules, before, turn.dice, belief)
+        if found.flag and turn.roll_confidence < MIN_ROLL_CONFIDENCE:
+            reread = self._reread_roll(before, belief, found)
+            if reread is not None:
+                was, turn.dice, turn.roll_confidence = turn.dice, reread, 1.0
+                return [RefereeEvent("roll_reread", f, t, {
+                    "player": turn.mover.value, "dice": list(reread), "read": list(was)}),
+                    *self._judge(turn, belief, f, t)]
+        if found.flag:
+            assert found.verdict is not None
+            if turn.flagged is not None and same_placement(turn.flagged, found.observed):
+                return []
+            turn.flagged, turn.touched, turn.candidate = found.observed, None, None
+            turn.stage, turn.moved = Stage.FLAGGED, True
+            return [RefereeEvent("illegal_move", f, t, {
+                "player": turn.mover.value, "dice": list(turn.dice),
+                "position": found.observed.to_json(), **found.verdict.to_json()})]
+        events: list[RefereeEvent] = []
+        if turn.flagged is not None:
+            # Dated by the board's first touch after the flag, when the correction began.
+            turn.flagged = None
+            events.append(RefereeEvent("correction", *(turn.touched or (f, t)), {
+                "player": turn.mover.value, "claimant": turn.mover.other.value,
+                "rule": "5.4.47", "position": before.to_json()}))
+        if found.outcome is not None:
+            turn.candidate, turn.stage, turn.moved = (found.outcome, f, t), Stage.MOVED, True
+        else:
+            turn.candidate, turn.stage = None, Stage.ROLLED
+            turn.moved = turn.moved or found.kind == "partial"
+        return events
+
+    def _reread_roll(self, before: Position, belief: BoardBelief,
+                     found: Explanation | None) -> Dice | None:
+        """The roll the settled board shows was played, when the dice were read with doubt
+        (or not at all) and another roll explains the board: a misread die is no illegal
+        move. With `found` (the flagged judgement) the other roll must explain the board."""
+        best: tuple[float, Dice] | None = None
+        for high in range(1, 7):
+            for low in range(1, high + 1):
+                judged = explain(self.rules, before, (high, low), belief)
+                if not judged.flag and (best is None or judged.score > best[0]):
+                    best = (judged.score, (high, low))
+        if best is None or (found is not None and best[0] < found.score):
+            return None
+        return best[1]
+
+    def _infer_roll(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
+        """The mover pressed and no roll was read: take the roll the board shows played."""
+        if self._latest is None or turn.mover is None or not differs(self._latest, self.position):
+            return []
+        roll = self._reread_roll(self.position.with_turn(turn.mover), self._latest, None)
+        if roll is None:
+            return []
+        turn.dice, turn.stage = roll, Stage.ROLLED
+        events = [RefereeEvent("roll_reread", f, t, {"player": turn.mover.value,
+                                                     "dice": list(roll), "read": None})]
+        return events + self._judge(turn, self._latest, f, t)
+
+    def _check_start(self, belief: BoardBelief, f: int, t: float) -> list[RefereeEvent]:
+        start = self.position
+        found = explain(self.rules, start, None, belief)
+        if not found.flag:
+            self._start_checked = True
+            return []
+        if self._start_flagged is not None and same_placement(self._start_flagged,
+                                                              found.observed):
+            return []
+        self._start_flagged = found.observed
+        problems = [f"{side.value} has {n} checkers on the board, not {CHECKERS_PER_SIDE}"
+                    for side in Side
+                    if (n := sum(found.observed.counts(side)[1:])) != CHECKERS_PER_SIDE]
+        problems = problems or ["the checkers are not on their start points"]
+        return [RefereeEvent("wrong_start", f, t, {
+            "rule": "5.4.43-5.4.45", "problems": problems,
+            "position": found.observed.to_json()})]
+
+    def _likelier_mover(self, belief: BoardBelief, dice: Dice) -> Side:
+        return max(Side, key=lambda side: explain(
+            self.rules, self.position.with_turn(side), dice, belief).score)
+
+    def _set_mover(self, side: Side) -> None:
+        self.mover = side
+        self.position = self.position.with_turn(side)

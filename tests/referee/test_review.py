@@ -1,0 +1,98 @@
+"""`review` end to end: a generated match video in, the evidence out, checked against the
+generator's ground truth; and damaged or missing input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import cv2
+import pytest
+
+from referee.cli import main
+from referee.evidence import verify
+from synth.game.score import score
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("game")
+    assert main(["synth", "game", "--variant", "long", "--out", str(folder), "--seed", "3",
+                 "--max-turns", "3", "--size", "960x540"]) == 0
+    return folder
+
+
+def test_a_generated_game_is_reviewed_turn_by_turn(game: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "review"
+    assert main(["review", str(game / "game.mp4"), "--out", str(out), "--quiet"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["complete"] and summary["frames"] == 532
+    assert verify(out / "events.jsonl") is None  # the chain is intact
+    seen = read_log(out / "events.jsonl")
+    truth = read_log(game / "events.jsonl")
+    result = score(truth, seen)
+    assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)
+    # A press is seen when the hand leaves the clock: a few frames after the lamp changes.
+    presses = [e["frame"] for e in truth if e["event"] == "clock_press"]
+    seen_presses = [e["frame"] for e in seen if e["event"] == "clock_press"]
+    assert len(seen_presses) == len(presses)
+    assert all(0 <= s - t <= 6 for s, t in zip(seen_presses, presses, strict=True))
+
+
+def test_a_damaged_video_keeps_what_came_before(game: Path, tmp_path: Path) -> None:
+    # MJPG in AVI stays readable up to a cut, as a recording cut off by a crash would.
+    capture = cv2.VideoCapture(str(game / "game.mp4"))
+    whole = tmp_path / "whole.avi"
+    writer = cv2.VideoWriter(str(whole), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, (960, 540))
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        writer.write(image)
+    writer.release()
+    folder = tmp_path / "cut"
+    folder.mkdir()
+    data = whole.read_bytes()
+    (folder / "game.avi").write_bytes(data[: len(data) * 2 // 3])
+    shutil.copy(game / "calibration.json", folder / "calibration.json")
+    out = tmp_path / "review"
+    assert main(["review", str(folder / "game.avi"), "--out", str(out), "--quiet"]) == 1
+    seen = read_log(out / "events.jsonl")
+    assert seen[-1]["event"] == "source" and seen[-1]["kind"] == "truncated"
+    assert any(e["event"] == "move" for e in seen)  # the first turns were reviewed
+    assert verify(out / "events.jsonl") is None
+
+
+def test_a_missing_calibration_is_a_one_line_error(game: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "game.mp4"
+    shutil.copy(game / "game.mp4", video)
+    assert main(["review", str(video), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "no calibration" in error
+
+
+def test_a_review_never_overwrites_evidence(game: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "review"
+    out.mkdir()
+    (out / "events.jsonl").write_text("{}\n")
+    assert main(["review", str(game / "game.mp4"), "--out", str(out), "--quiet"]) == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert (out / "events.jsonl").read_text() == "{}\n"
+
+
+def test_a_file_that_is_no_video_is_a_one_line_error(game: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "game.mp4").write_bytes(b"\x00" * 1000)
+    shutil.copy(game / "calibration.json", tmp_path / "calibration.json")
+    assert main(["review", str(tmp_path / "game.mp4"), "--out", str(tmp_path / "out"),
+                 "--quiet"]) == 2
+    assert "not a video" in capsys.readouterr().err

@@ -1,0 +1,244 @@
+"""The game tracker on scripted tables: what a camera would report, frame by frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.judge import BoardBelief
+from referee.position import Position, Side, Variant
+from referee.rules import LongNardy, ShortNardy
+from referee.tracker import GameTracker, RefereeEvent
+from tests.builders import position
+from vision.dice.stream import DiceEvent, Kind
+from vision.table import Observation
+
+FPS = 30.0
+START = Position.start(Variant.LONG)
+
+
+@dataclass
+class Table:
+    """A scripted camera: the clock, the board and the dice, advanced frame by frame."""
+
+    tracker: GameTracker
+    clock: Side | None = Side.WHITE
+    board: Position = START
+    frame: int = 0
+    events: list[RefereeEvent] = field(default_factory=list)
+
+    def wait(self, frames: int = 1, **change: Any) -> None:
+        for _ in range(frames):
+            self.step(**change)
+
+    def step(self, dice: tuple[DiceEvent, ...] = (), moving: bool = False,
+             read: bool = False) -> None:
+        belief = BoardBelief.certain(self.board) if read else None
+        seen = Observation(self.frame, self.frame / FPS, list(dice), [], moving, moving,
+                           self.clock, belief)
+        self.events += self.tracker.update(seen)
+        self.frame += 1
+
+    def dice(self, kind: Kind, values: tuple[int, ...] = (), confidence: float = 0.99,
+             rule: str | None = None) -> None:
+        self.step(dice=(DiceEvent(kind, self.frame, self.frame / FPS, values, confidence,
+                                  rule),))
+
+    def throw(self, values: tuple[int, int], confidence: float = 0.99) -> None:
+        self.dice(Kind.ROLLING)
+        self.wait(20)
+        self.dice(Kind.ROLL_READ, values, confidence)
+        self.wait(5)
+
+    def move_to(self, after: Position) -> None:
+        """A hand moves checkers, leaves, and the board settles and is read."""
+        self.wait(30, moving=True)
+        self.board = after
+        self.wait(9)
+        self.step(read=True)
+        self.wait(10)
+
+    def press(self) -> None:
+        assert self.clock is not None
+        self.clock = self.clock.other
+        self.wait(5)
+
+    def kinds(self) -> list[str]:
+        return [e.event for e in self.events]
+
+    def named(self, kind: str) -> list[RefereeEvent]:
+        return [e for e in self.events if e.event == kind]
+
+
+def long_table() -> Table:
+    table = Table(GameTracker(LongNardy(), Variant.LONG))
+    table.step(read=True)  # the start position, seen once before play
+    return table
+
+
+WHITE_65 = position("long", "black", white={24: 14, 13: 1}, black={24: 15})
+WHITE_TWO_OFF_HEAD = position("long", "black", white={24: 13, 18: 1, 19: 1}, black={24: 15})
+
+
+def test_a_legal_turn_is_rolled_moved_and_recorded_at_the_clock_press() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    assert "move" not in table.kinds()  # not before the mover has finished
+    table.press()
+    assert table.kinds() == ["throw_start", "roll", "clock_press", "move"]
+    move = table.named("move")[0]
+    assert move.fields["player"] == "white" and move.fields["moves"] == [[24, 18], [18, 13]]
+    assert table.tracker.position == WHITE_65 and table.tracker.mover is Side.BLACK
+
+
+def test_the_move_is_dated_by_the_frame_the_board_settled() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    settled = table.frame + 30 + 9
+    table.move_to(WHITE_65)
+    table.press()
+    assert table.named("move")[0].frame == settled
+
+
+def test_an_illegal_move_is_flagged_at_once_and_accepted_by_the_opponents_throw() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_TWO_OFF_HEAD)
+    flag = table.named("illegal_move")[0]
+    assert [v["rule"] for v in flag.fields["violations"]] == ["5.4.11"]
+    table.press()
+    assert "move" not in table.kinds()  # the flag waits for the opponent
+    table.throw((3, 1))
+    assert "move_accepted" in table.kinds()
+    assert table.tracker.position.white == WHITE_TWO_OFF_HEAD.white
+    assert "premature_throw" not in table.kinds()  # white had pressed
+
+
+def test_a_corrected_illegal_move_ends_with_the_legal_move() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_TWO_OFF_HEAD)
+    touched = table.frame
+    table.move_to(WHITE_65)  # the claim: the checkers go back and a legal move is played
+    table.press()
+    correction = table.named("correction")[0]
+    assert correction.frame == touched and correction.fields["claimant"] == "black"
+    assert table.named("move")[0].fields["position"] == WHITE_65.to_json()
+
+
+def test_half_a_move_is_not_flagged() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(position("long", "white", white={24: 14, 18: 1}, black={24: 15}))
+    table.move_to(WHITE_65)
+    table.press()
+    assert "illegal_move" not in table.kinds() and len(table.named("move")) == 1
+
+
+def test_a_throw_before_the_press_is_premature_and_counted_when_the_thrower_moves() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    table.throw((3, 1))  # black throws while white's clock still runs (5.4.18)
+    premature = table.named("premature_throw")[0]
+    assert premature.fields == {"player": "black", "opponent": "white", "rule": "5.4.18"}
+    assert table.named("move")[0].fields["player"] == "white"  # white's move stands
+    assert len(table.named("roll")) == 1  # black's roll waits for white's decision
+    table.press()
+    table.move_to(position("long", "white", white={24: 14, 13: 1}, black={24: 14, 20: 1}))
+    roll = table.named("roll")[-1]
+    assert roll.fields["premature"] and roll.fields["dice"] == [3, 1]
+
+
+def test_a_premature_throw_picked_up_before_any_move_is_not_counted() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    table.throw((3, 1))
+    table.press()
+    table.dice(Kind.CLEARED)
+    assert table.named("throw_not_counted")[0].fields["player"] == "black"
+    table.throw((4, 2))
+    assert table.named("roll")[-1].fields["dice"] == [4, 2]
+
+
+def test_a_cocked_die_for_three_seconds_voids_the_throw_and_the_same_player_throws_again() -> None:
+    table = long_table()
+    table.dice(Kind.ROLLING)
+    table.wait(10)
+    table.dice(Kind.COCKED, rule="5.4.33")
+    table.wait(89)
+    table.dice(Kind.VOID, rule="5.4.33")
+    table.wait(20)
+    table.throw((6, 5))
+    assert table.kinds()[:3] == ["throw_start", "count_start", "throw_void"]
+    assert table.named("roll")[0].fields["player"] == "white"
+
+
+def test_a_doubtful_roll_is_reread_from_the_board_instead_of_flagging() -> None:
+    table = long_table()
+    table.throw((4, 4), confidence=0.5)  # really 6-5
+    table.move_to(WHITE_65)
+    table.press()
+    assert "illegal_move" not in table.kinds()
+    assert table.named("roll_reread")[0].fields["dice"] == [6, 5]
+    assert table.named("move")[0].fields["dice"] == [6, 5]
+
+
+def test_a_sure_roll_is_trusted_and_the_move_flagged() -> None:
+    table = long_table()
+    table.throw((4, 4), confidence=0.99)
+    table.move_to(WHITE_65)
+    assert "roll_reread" not in table.kinds() and "illegal_move" in table.kinds()
+
+
+def test_a_board_not_seen_settled_before_the_opponent_throws_is_judged_at_the_next_view() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.wait(30, moving=True)
+    table.board = WHITE_65
+    table.throw((3, 1))  # no settled reading of white's move yet
+    assert "move" not in table.kinds()
+    table.step(read=True)
+    assert table.named("move")[0].fields["player"] == "white"
+
+
+def test_a_wrong_start_is_flagged() -> None:
+    table = Table(GameTracker(LongNardy(), Variant.LONG))
+    table.board = position("long", "white", white={24: 14}, black={24: 15})
+    table.step(read=True)
+    wrong = table.named("wrong_start")[0]
+    assert wrong.fields["problems"] == ["white has 14 checkers on the board, not 15"]
+
+
+def test_the_first_mover_is_told_by_the_clock() -> None:
+    table = Table(GameTracker(LongNardy(), Variant.LONG), clock=Side.BLACK)
+    table.step(read=True)
+    table.throw((6, 5))
+    assert table.named("roll")[0].fields["player"] == "black"
+
+
+def test_without_a_clock_the_opponents_throw_ends_the_turn() -> None:
+    table = Table(GameTracker(LongNardy(), Variant.LONG), clock=None)
+    table.step(read=True)
+    table.throw((6, 5))
+    table.move_to(WHITE_65)  # the mover is found from which checkers moved
+    table.throw((3, 1))
+    assert table.named("move")[0].fields["player"] == "white"
+    assert "premature_throw" not in table.kinds()
+
+
+def test_a_roll_with_no_legal_step_passes_the_turn() -> None:
+    # Short nardy: white on the bar facing a closed home board cannot enter with 6-6.
+    blocked = position("short", "white", white={24: 1, 13: 5, 8: 3, 6: 5},
+                       black={6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 13: 3}, bar=(1, 0))
+    assert [o.moves for o in ShortNardy().outcomes(blocked, (6, 6))] == [()]
+    table = Table(GameTracker(ShortNardy(), Variant.SHORT))
+    table.tracker.position = blocked
+    table.board = blocked
+    table.step(read=True)
+    table.throw((6, 6))
+    table.press()
+    move = table.named("move")[0]
+    assert move.fields["moves"] == [] and table.tracker.mover is Side.BLACK

@@ -1,0 +1,200 @@
+"""One camera over a nardy table: frames in, observations for the referee out.
+
+Per frame the observer measures motion on the board and in the dice tray on a quarter-size
+grey copy (cheap), and runs the expensive readers only when something there changed and
+came to rest: the dice reader when the tray differs from what it last read, the board
+reader once the board has been still for `settle_seconds` and differs from its last
+reading. That keeps review faster than real time while every throw and every settled board
+is read. The dice watcher (vision/dice/stream.py) turns the tray readings into dice events;
+the board reading is handed over as a `BoardBelief` in white's numbering for the judge.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.board import BoardCalibration
+from calibration.numbering import Layout
+from referee.judge import BoardBelief, Content
+from referee.position import Side, Variant
+from vision.board.classes import MAX_COUNT
+from vision.board.reader import BoardReader, BoardReading
+from vision.clock import ClockReader
+from vision.dice.reader import DiceReader, DieReading
+from vision.dice.stream import DiceEvent, DiceWatcher
+from vision.dice.zones import DiceZones
+
+SCALE = 0.25  # motion is measured on a quarter-size copy
+CHANGED_LEVEL = 25  # grey levels that count as a visible change
+CHECKER_SHARE = 0.076  # a checker's diameter over the field's width (calibration/layout.py)
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """Everything the observer needs to know about one table's camera."""
+
+    board: BoardCalibration
+    zones: DiceZones
+    clock: ClockReader | None = None
+
+    @classmethod
+    def load(cls, path: Path) -> TableSetup:
+        """A calibration file with the board, `dice_zones` and (optionally) `clock`."""
+        board = BoardCalibration.load(path)
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not board.dice_zones:
+            raise ValueError(f"calibration {path} has no dice_zones: the tray cannot be watched")
+        zones = DiceZones(np.asarray(board.dice_zones["tray"], np.float32),
+                          np.asarray(board.dice_zones["box"], np.float32))
+        clock = ClockReader.from_calibration(data["clock"]) if data.get("clock") else None
+        return cls(board, zones, clock)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one frame showed. `board` is set only on frames where the board was read (it had
+    settled and changed); `board_moving`: hands or checkers in motion over the board;
+    `board_stale`: the board looks different from its last reading (not yet settled)."""
+
+    frame: int
+    time: float
+    dice_events: list[DiceEvent]
+    dice: list[DieReading]
+    board_moving: bool
+    board_stale: bool
+    clock: Side | None
+    board: BoardBelief | None = None
+    board_reading: BoardReading | None = None
+
+
+def belief_from_reading(reading: BoardReading, layout: Layout,
+                        white_colour: str = "light") -> BoardBelief:
+    """The reader's per-point distributions in white's numbering, with the hidden points."""
+    colour_side = {white_colour: Side.WHITE,
+                   ("dark" if white_colour == "light" else "light"): Side.BLACK}
+    light_side, dark_side = colour_side["light"], colour_side["dark"]
+    points: list[dict[Content, float]] = [{}] * 25
+    for image_point in range(1, 25):
+        row = reading.probs[image_point - 1]
+        belief: dict[Content, float] = {(None, 0): float(row[0])}
+        for count in range(1, MAX_COUNT + 1):
+            belief[(light_side, count)] = float(row[count])
+            belief[(dark_side, count)] = float(row[MAX_COUNT + count])
+        points[layout.from_image(Side.WHITE, image_point)] = belief
+    occluded = frozenset(layout.from_image(Side.WHITE, p) for p in reading.occluded)
+    bar: dict[Side, dict[int, float]] = {}
+    if layout.variant is Variant.SHORT:
+        for colour, side in colour_side.items():
+            bar[side] = _bar_counts(reading.probs[24:], colour)
+    return BoardBelief(tuple(points), bar, occluded)
+
+
+def _bar_counts(rows: np.ndarray, colour: str) -> dict[int, float]:
+    """P(n checkers of `colour` on the bar), from the bar's two strips read independently."""
+    total = np.array([1.0])
+    offset = 0 if colour == "light" else MAX_COUNT
+    for row in rows:
+        strip = np.zeros(MAX_COUNT + 1)
+        strip[1:] = row[offset + 1:offset + MAX_COUNT + 1]
+        strip[0] = 1.0 - strip[1:].sum()
+        total = np.convolve(total, strip)
+    return {n: float(p) for n, p in enumerate(total[:MAX_COUNT + 1]) if p > 1e-9}
+
+
+@dataclass
+class TableObserver:
+    """Feed every frame in order to `observe`."""
+
+    setup: TableSetup
+    variant: Variant
+    board_reader: BoardReader
+    dice_reader: DiceReader
+    white_colour: str = "light"
+    still_share: float = 0.002  # share of changed pixels under which a region is still
+    settle_seconds: float = 0.3
+    watcher: DiceWatcher = field(init=False)
+    _previous: np.ndarray | None = field(default=None, init=False)
+    _board_still_since: float | None = field(default=None, init=False)
+    _board_read: np.ndarray | None = field(default=None, init=False)
+    _tray_read: np.ndarray | None = field(default=None, init=False)
+    _dice: list[DieReading] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        width, height = self.setup.board.image_size
+        self.size = (max(1, round(width * SCALE)), max(1, round(height * SCALE)))
+        small = (self.size[1], self.size[0])
+        self.board_mask = _mask(small, self.setup.board.corners * SCALE)
+        # One checker moved must count as a change: a fifth of a checker's area, as a share
+        # of the board (a checker is about 7.6 % of the field's width across).
+        corners = self.setup.board.corners
+        field_width = float(np.linalg.norm(corners[1] - corners[0]))
+        checker_area = np.pi / 4 * (CHECKER_SHARE * field_width * SCALE) ** 2
+        self.board_change = min(self.still_share, 0.2 * checker_area / self.board_mask.sum())
+        zones = np.concatenate([self.setup.zones.tray, self.setup.zones.box])
+        x0, y0 = np.floor(zones.min(0)).astype(int)
+        x1, y1 = np.ceil(zones.max(0)).astype(int)
+        self.tray_box = (max(x0, 0), max(y0, 0), x1, y1)
+        self.tray_mask = _mask(small, zones * SCALE) & ~self.board_mask
+        origin = np.array(self.tray_box[:2], np.float32)
+        self.watcher = DiceWatcher(DiceZones(self.setup.zones.tray - origin,
+                                             self.setup.zones.box - origin))
+        self.layout = self.setup.board.layout(self.variant)
+
+    def observe(self, frame: int, time: float, image: np.ndarray) -> Observation:
+        width, height = self.setup.board.image_size
+        if image.ndim != 3 or image.shape[:2] != (height, width):
+            raise ValueError(f"frame {frame} is {image.shape[1::-1]}, the calibration is for "
+                             f"{width}x{height}")
+        grey = cv2.cvtColor(cv2.resize(image, self.size, interpolation=cv2.INTER_AREA),
+                            cv2.COLOR_BGR2GRAY)
+        previous, self._previous = self._previous, grey
+        tray_motion = _changed(previous, grey, self.tray_mask)
+        board_motion = _changed(previous, grey, self.board_mask)
+
+        if _changed(self._tray_read, grey, self.tray_mask) >= self.still_share:
+            x0, y0, x1, y1 = self.tray_box
+            self._dice = self.dice_reader.read(image[y0:y1, x0:x1])
+            self._tray_read = grey
+        dice_events = self.watcher.update(frame, time, self._dice, tray_motion)
+
+        board_moving = board_motion >= self.board_change
+        if board_moving or self._board_still_since is None:
+            self._board_still_since = None if board_moving else time
+        clock = None if self.setup.clock is None else self.setup.clock.running(grey, SCALE)
+        stale = _changed(self._board_read, grey, self.board_mask) >= self.board_change
+        settled = (not board_moving and self._board_still_since is not None
+                   and time - self._board_still_since >= self.settle_seconds)
+        if not (settled and stale):
+            return Observation(frame, time, dice_events, list(self._dice), board_moving, stale,
+                               clock)
+        self._board_read = grey
+        reading = self.board_reader.read(image, self.setup.board.corners,
+                                         self.setup.board.bar_width)
+        belief = belief_from_reading(reading, self.layout, self.white_colour)
+        # A reading with a hand in it is no view of the board: it stays stale.
+        return Observation(frame, time, dice_events, list(self._dice), False,
+                           bool(reading.occluded), clock, belief, reading)
+
+
+def _mask(shape: tuple[int, int], polygon: np.ndarray) -> np.ndarray:
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1)
+    return mask.astype(bool)
+
+
+def _changed(before: np.ndarray | None, after: np.ndarray, mask: np.ndarray) -> float:
+    if before is None:
+        return 1.0
+    return float((cv2.absdiff(before, after)[mask] > CHANGED_LEVEL).mean())
+
+
+def calibration_summary(setup: TableSetup) -> dict[str, Any]:
+    return {"image_size": list(setup.board.image_size),
+            "white_point1": setup.board.white_corner,
+            "clock": setup.clock is not None}
