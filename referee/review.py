@@ -32,7 +32,7 @@ from referee.tracker import GameTracker, RefereeEvent
 from vision.board.reader import BoardReader
 from vision.dice.reader import DiceReader
 from vision.sources import Frame, SourceEvent, VideoSource
-from vision.table import TableObserver, TableSetup
+from vision.table import TableObserver, TableSetup, Watcher
 
 FLAG_EVENTS = ("illegal_move", "premature_throw", "wrong_start", "throw_void")
 CLIP_SECONDS = 1.5  # each side of a flag's frame
@@ -124,17 +124,19 @@ def review(
     variant: Variant,
     head_exception: str = "second",
     progress: Callable[[int, int], None] | None = None,
+    dice_watcher: Watcher | None = None,
 ) -> ReviewSummary:
     """Review `video` into `out`. ValueError (SourceError) when the video or the calibration
     cannot be used at all, or `out` already holds a review; a video damaged part-way is
-    reviewed up to the damage."""
+    reviewed up to the damage. `dice_watcher` stands in for the dice watcher on this video's
+    tray (a separate tray camera's events)."""
     setup = TableSetup.load(calibration)
     source = VideoSource(str(video))
     if (out / "events.jsonl").exists():
         raise ValueError(f"{out} already holds a review's event log: evidence is never "
                          "overwritten, choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    observer = TableObserver(setup, variant, BoardReader(), DiceReader())
+    observer = TableObserver(setup, variant, BoardReader(), DiceReader(), watcher=dice_watcher)
     tracker = GameTracker(rules_for(variant, head_exception), variant)
     evidence = EvidenceRecorder(out / "flags", source.fps)
     started = time.perf_counter()

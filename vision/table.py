@@ -12,9 +12,10 @@ the board reading is handed over as a `BoardBelief` in white's numbering for the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -33,6 +34,11 @@ from vision.dice.zones import DiceZones
 SCALE = 0.25  # motion is measured on a quarter-size copy
 CHANGED_LEVEL = 25  # grey levels that count as a visible change
 CHECKER_SHARE = 0.076  # a checker's diameter over the field's width (calibration/layout.py)
+
+
+class Watcher(Protocol):
+    def update(self, frame: int, time: float, dice: Sequence[DieReading],
+               moved: float) -> list[DiceEvent]: ...
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,9 @@ class TableObserver:
     white_colour: str = "light"
     still_share: float = 0.002  # share of changed pixels under which a region is still
     settle_seconds: float = 0.3
-    watcher: DiceWatcher = field(init=False)
+    # What turns tray readings into dice events: by default a DiceWatcher on this camera's
+    # tray; a separate tray camera (or a test's ground truth) can stand in.
+    watcher: Watcher | None = None
     _previous: np.ndarray | None = field(default=None, init=False)
     _board_still_since: float | None = field(default=None, init=False)
     _board_read: np.ndarray | None = field(default=None, init=False)
@@ -142,8 +150,9 @@ class TableObserver:
         self.tray_box = (max(x0, 0), max(y0, 0), x1, y1)
         self.tray_mask = _mask(small, zones * SCALE) & ~self.board_mask
         origin = np.array(self.tray_box[:2], np.float32)
-        self.watcher = DiceWatcher(DiceZones(self.setup.zones.tray - origin,
-                                             self.setup.zones.box - origin))
+        if self.watcher is None:
+            self.watcher = DiceWatcher(DiceZones(self.setup.zones.tray - origin,
+                                                 self.setup.zones.box - origin))
         self.layout = self.setup.board.layout(self.variant)
 
     def observe(self, frame: int, time: float, image: np.ndarray) -> Observation:
@@ -161,6 +170,7 @@ class TableObserver:
             x0, y0, x1, y1 = self.tray_box
             self._dice = self.dice_reader.read(image[y0:y1, x0:x1])
             self._tray_read = grey
+        assert self.watcher is not None
         dice_events = self.watcher.update(frame, time, self._dice, tray_motion)
 
         board_moving = board_motion >= self.board_change

@@ -8,9 +8,13 @@ flag was raised in it that the truth does not have.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from vision.dice.reader import DieReading
+from vision.dice.stream import DiceEvent, Kind
 
 # truth event -> the referee's event name
 COUNTERPART = {
@@ -104,3 +108,39 @@ def _false_flags(seen: Sequence[dict[str, Any]], used: set[int], start: int,
                  end: int) -> list[dict[str, Any]]:
     return [e for i, e in enumerate(seen)
             if i not in used and e["event"] in FLAGS and start <= e["frame"] <= end]
+
+
+class TruthDice:
+    """A dice watcher that reports the generated game's true dice events: reviewing with it
+    measures the rest of the referee (board reading, tracking) on its own."""
+
+    def __init__(self, truth: Sequence[dict[str, Any]]) -> None:
+        self.events: dict[int, list[DiceEvent]] = defaultdict(list)
+        for event in truth:
+            for dice_event in _dice_events(event):
+                self.events[event["frame"]].append(dice_event)
+
+    def update(self, frame: int, time: float, dice: Sequence[DieReading],
+               moved: float) -> list[DiceEvent]:
+        return self.events.get(frame, [])
+
+
+def _dice_events(event: dict[str, Any]) -> list[DiceEvent]:
+    frame, time, kind = event["frame"], event["time"], event["event"]
+    if kind == "throw_start":
+        return [DiceEvent(Kind.ROLLING, frame, time)]
+    if kind == "dice_at_rest":
+        read = [die["value"] for die in event["dice"]
+                if not die["cocked"] and not die["in_box"]]
+        if len(read) == 2:
+            return [DiceEvent(Kind.ROLL_READ, frame, time, tuple(sorted(read)), 1.0)]
+    if kind == "count_start":
+        reason = Kind.COCKED if event["reason"] == "cocked" else Kind.IN_BOX
+        return [DiceEvent(reason, frame, time, rule=event["rule"])]
+    if kind == "throw_void":
+        return [DiceEvent(Kind.VOID, frame, time, rule=event["rule"])]
+    if kind == "count_cancelled":
+        return [DiceEvent(Kind.CANCELLED, frame, time)]
+    if kind == "dice_picked_up":
+        return [DiceEvent(Kind.CLEARED, frame, time)]
+    return []
