@@ -19,9 +19,11 @@ from referee.position import Side
 
 @dataclass(frozen=True)
 class ClockReader:
-    """`displays`: per side, the display's polygon [[x, y], ...] in frame pixels."""
+    """`displays`: per side, the display's polygon [[x, y], ...] in frame pixels; `body`:
+    the whole clock (buttons included), where a hand means the displays cannot be trusted."""
 
     displays: Mapping[Side, np.ndarray]
+    body: np.ndarray
     min_contrast: float = 25.0  # grey levels between the lit and the dark display
 
     @classmethod
@@ -29,8 +31,12 @@ class ClockReader:
         displays = clock.get("displays")
         if not isinstance(displays, Mapping) or {"white", "black"} - set(displays):
             raise ValueError("the clock calibration needs a display polygon for white and black")
-        return cls({Side(name): np.asarray(displays[name], np.float32)
-                    for name in ("white", "black")})
+        polygons = {Side(name): np.asarray(displays[name], np.float32)
+                    for name in ("white", "black")}
+        body = clock.get("body")
+        if body is None:  # the displays' hull stands in for the clock
+            body = cv2.convexHull(np.concatenate(list(polygons.values()))).reshape(-1, 2)
+        return cls(polygons, np.asarray(body, np.float32))
 
     def running(self, image: np.ndarray, scale: float = 1.0) -> Side | None:
         """The running side in a BGR or grey frame (`scale`: the frame's size over the

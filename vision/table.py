@@ -33,6 +33,7 @@ from vision.dice.zones import DiceZones
 
 SCALE = 0.25  # motion is measured on a quarter-size copy
 CHANGED_LEVEL = 25  # grey levels that count as a visible change
+CLOCK_STILL_FRAMES = 3  # the clock is read once it has been still this long
 CHECKER_SHARE = 0.076  # a checker's diameter over the field's width (calibration/layout.py)
 
 
@@ -132,6 +133,7 @@ class TableObserver:
     _board_read: np.ndarray | None = field(default=None, init=False)
     _tray_read: np.ndarray | None = field(default=None, init=False)
     _dice: list[DieReading] = field(default_factory=list, init=False)
+    _clock_still: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         width, height = self.setup.board.image_size
@@ -154,6 +156,21 @@ class TableObserver:
             self.watcher = DiceWatcher(DiceZones(self.setup.zones.tray - origin,
                                                  self.setup.zones.box - origin))
         self.layout = self.setup.board.layout(self.variant)
+        clock = self.setup.clock
+        self.clock_mask = None if clock is None else _mask(small, clock.body * SCALE)
+
+    def _read_clock(self, previous: np.ndarray | None, grey: np.ndarray) -> Side | None:
+        """The running side, read only once the clock has been still for a few frames: a
+        hand over it (pressing, or reaching past for the dice) can light either display."""
+        if self.setup.clock is None or self.clock_mask is None:
+            return None
+        if _changed(previous, grey, self.clock_mask) >= self.still_share:
+            self._clock_still = 0
+            return None
+        self._clock_still += 1
+        if self._clock_still < CLOCK_STILL_FRAMES:
+            return None
+        return self.setup.clock.running(grey, SCALE)
 
     def observe(self, frame: int, time: float, image: np.ndarray) -> Observation:
         width, height = self.setup.board.image_size
@@ -176,7 +193,7 @@ class TableObserver:
         board_moving = board_motion >= self.board_change
         if board_moving or self._board_still_since is None:
             self._board_still_since = None if board_moving else time
-        clock = None if self.setup.clock is None else self.setup.clock.running(grey, SCALE)
+        clock = self._read_clock(previous, grey)
         stale = _changed(self._board_read, grey, self.board_mask) >= self.board_change
         settled = (not board_moving and self._board_still_since is not None
                    and time - self._board_still_since >= self.settle_seconds)
