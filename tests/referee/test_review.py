@@ -39,11 +39,11 @@ def test_a_generated_game_is_reviewed_turn_by_turn(game: Path, tmp_path: Path,
     truth = read_log(game / "events.jsonl")
     result = score(truth, seen)
     assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)
-    # A press is seen when the hand leaves the clock: a few frames after the lamp changes.
+    # A press is seen once the hand has left the clock: a few frames after the lamp changes.
     presses = [e["frame"] for e in truth if e["event"] == "clock_press"]
     seen_presses = [e["frame"] for e in seen if e["event"] == "clock_press"]
     assert len(seen_presses) == len(presses)
-    assert all(0 <= s - t <= 6 for s, t in zip(seen_presses, presses, strict=True))
+    assert all(0 <= s - t <= 12 for s, t in zip(seen_presses, presses, strict=True))
 
 
 def test_a_damaged_video_keeps_what_came_before(game: Path, tmp_path: Path) -> None:
