@@ -7,8 +7,9 @@ frame and writes, as it goes (so a crash or a damaged file loses nothing already
   the hash-chained evidence log of referee/evidence.py;
 - `flags/`: for each flag a still of the frame that shows it and a short clip around it;
 
-and at the end `summary.json`. A damaged video ends the review early with a `source`
-event saying where; everything before it stays.
+and at the end `summary.json` and the human outputs of referee/report.py: the game record
+(`record.json`, `record.txt`, `match.mat` for short nardy) and `report.html`. A damaged
+video ends the review early with a `source` event saying where; everything before it stays.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 from referee.evidence import EventLog
 from referee.position import Variant
+from referee.report import write_report
 from referee.rules import rules_for
 from referee.tracker import GameTracker, RefereeEvent
 from vision.board.reader import BoardReader
@@ -178,6 +180,7 @@ def review(
     summary = ReviewSummary(frames, last_time + 1 / source.fps, time.perf_counter() - started,
                             count, flags, problem is None, problem)
     (out / "summary.json").write_text(json.dumps(summary.to_json(), indent=1) + "\n")
+    write_report(out)
     return summary
 
 

@@ -78,6 +78,7 @@ class Turn:
     touched: tuple[int, float] | None = None  # the board's first motion after the flag
     pressed: bool = False  # the mover pressed his clock: he has finished
     moved: bool = False  # the board showed a change since the roll
+    handled: bool = False  # something moved over the board since the roll
 
 
 @dataclass
@@ -129,8 +130,10 @@ class GameTracker:
                                            {"player": pressed.value}))
                 events += self._on_press(pressed, seen.frame, seen.time)
         turn = self.turn
-        if seen.board_moving and turn is not None and turn.flagged and turn.touched is None:
-            turn.touched = (seen.frame, seen.time)
+        if seen.board_moving and turn is not None:
+            turn.handled = turn.handled or turn.stage is not Stage.THROWN
+            if turn.flagged and turn.touched is None:
+                turn.touched = (seen.frame, seen.time)
         pending = self._premature
         if pending is not None and pending.pressed and pending.roll and seen.board_moving:
             # The early thrower reaches for his checkers: the opponent counted it (5.4.18).
@@ -190,7 +193,12 @@ class GameTracker:
         if turn is not None and turn.stage is Stage.THROWN:
             return []  # the same dice stirred again (a count cancelled, an arm over the tray)
         events: list[RefereeEvent] = []
-        if turn is not None and turn.mover is not None:
+        if self._thrown_again(turn, clock):
+            assert turn is not None and turn.dice is not None
+            events.append(RefereeEvent("roll_discarded", f, t, {
+                "player": turn.mover.value if turn.mover else None, "dice": list(turn.dice),
+                "detail": "the dice were thrown again before any checker moved"}))
+        elif turn is not None and turn.mover is not None:
             # The opponent throws: the mover's turn ends here, whatever stands on the board.
             mover, thrower = turn.mover, turn.mover.other
             early = clock is mover and not turn.pressed
@@ -203,6 +211,16 @@ class GameTracker:
         self.turn = Turn(self.mover)
         player = {"player": self.mover.value} if self.mover else {}
         return [*events, RefereeEvent("throw_start", f, t, player)]
+
+    def _thrown_again(self, turn: Turn | None, clock: Side | None) -> bool:
+        """A throw before anything moved over the board, the mover's clock still running, is his
+        own again: a throw made void unseen (a cocked die read as flat) or a misread, far
+        likelier than the opponent throwing before the mover even began (5.4.18)."""
+        if turn is None or turn.stage is not Stage.ROLLED or turn.handled or turn.dice is None:
+            return False
+        if clock is not None and clock is not turn.mover:
+            return False
+        return self._pass(turn, 0, 0.0) is None
 
     def _count_premature(self, f: int, t: float) -> list[RefereeEvent]:
         pending, self._premature = self._premature, None

@@ -242,3 +242,16 @@ def test_a_roll_with_no_legal_step_passes_the_turn() -> None:
     table.press()
     move = table.named("move")[0]
     assert move.fields["moves"] == [] and table.tracker.mover is Side.BLACK
+
+
+def test_a_second_throw_before_any_checker_moved_is_the_movers_own() -> None:
+    # A cocked die read as flat: the mover throws again, his clock still running.
+    table = long_table()
+    table.throw((6, 1))
+    table.dice(Kind.CLEARED)
+    table.throw((6, 5))
+    assert "premature_throw" not in table.kinds()
+    assert table.named("roll_discarded")[0].fields["dice"] == [6, 1]
+    table.move_to(WHITE_65)
+    table.press()
+    assert table.named("move")[0].fields["player"] == "white"

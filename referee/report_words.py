@@ -1,0 +1,96 @@
+"""The referee's events in plain words, for the review's page: every value taken from the
+log is HTML-escaped here, so the page can place the words as they are."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from referee.position import BAR, OFF
+
+# Each event in words; the fields are escaped and pre-formatted by `_Fields`.
+_TEMPLATES = {
+    "review_start": "review of {video} ({variant} nardy, {fps} frames a second)",
+    "throw_start": "{player} throws",
+    "count_start": "3-second count: {reason} ({rule})",
+    "count_cancelled": "count cancelled: the dice settled",
+    "throw_void": "{player}'s throw is void ({rule}); {player} throws again",
+    "roll": "{player} rolls {dice}{premature}",
+    "roll_reread": "{player}'s roll taken as {dice}, as the board shows (read: {read})",
+    "illegal_move": "illegal move by {player} with {dice}: {violations}",
+    "correction": "{player}'s move corrected on {claimant}'s claim ({rule})",
+    "move_accepted": "{player} plays on: {opponent}'s illegal move stands ({rule})",
+    "move": "{player} {dice}: {moves}",
+    "premature_throw": "{player} threw before {opponent} had finished ({rule})",
+    "throw_not_counted": "{player}'s early throw not counted ({rule})",
+    "clock_press": "{player} presses the clock",
+    "wrong_start": "wrong start position ({rule}): {problems}",
+    "move_unseen": "{player} {dice}: the move was not seen ({detail})",
+    "game_end": "{result}",
+    "source": "video {kind}: {detail}",
+}
+_REASONS = {"cocked": "a cocked die", "in_box": "a die stopped in the box"}
+
+
+def describe(event: dict[str, Any]) -> str:
+    """What the event says, as escaped HTML text."""
+    template = _TEMPLATES.get(str(event.get("event")))
+    if template is not None:
+        try:
+            return template.format_map(_Fields(event))
+        except (AttributeError, TypeError, ValueError):
+            pass  # a field of an unexpected shape (a damaged log): show the fields as they are
+    fields = {k: v for k, v in event.items() if k not in ("seq", "prev", "hash", "event")}
+    return html_text(fields)
+
+
+class _Fields(dict[str, str]):
+    """An event's fields for the templates: escaped, in words, '?' when missing."""
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        super().__init__()
+        self.event = event
+
+    def __missing__(self, key: str) -> str:
+        value = self.event.get(key)
+        if key == "premature":
+            return " (an early throw, counted)" if value else ""
+        if value is None:
+            return "nothing" if key == "read" and "read" in self.event else "?"
+        if key in ("dice", "read") and isinstance(value, list):
+            return html_text("-".join(str(die) for die in value))
+        if key == "moves" and isinstance(value, list):
+            names = {BAR: "bar", OFF: "off"}
+            steps = [f"{names.get(a, a)}/{names.get(b, b)}" for a, b in value]
+            return html_text(" ".join(steps) or "no move")
+        if key == "violations" and isinstance(value, list):
+            return "; ".join(f"{html_text(v.get('message'))} ({html_text(v.get('rule'))})"
+                             for v in value if isinstance(v, dict))
+        if key == "problems" and isinstance(value, list):
+            return "; ".join(html_text(problem) for problem in value)
+        if key == "result" and isinstance(value, dict):
+            return html_text(f"{value.get('winner')} wins: {value.get('kind')}, "
+                             f"{value.get('points')} point(s)")
+        return html_text(_REASONS.get(value, value) if key == "reason" else value)
+
+
+def is_number(value: Any) -> bool:
+    """A JSON number (not a boolean, which Python counts as one)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def when(event: dict[str, Any]) -> str:
+    """The event's time and frame, as "01:02.3 (frame 1869)"."""
+    return f"{clock(event.get('time'))} (frame {html_text(event.get('frame', '?'))})"
+
+
+def clock(seconds: Any) -> str:
+    """Seconds as mm:ss.s; '?' for no number."""
+    if not is_number(seconds):
+        return "?"
+    minutes, tenths = divmod(round(float(seconds) * 10), 600)
+    return f"{minutes:02d}:{tenths / 10:04.1f}"
+
+
+def html_text(value: Any) -> str:
+    return escape(str(value), quote=True)
