@@ -73,6 +73,7 @@ class VideoSource:
 
     `open_capture` builds the capture (cv2.VideoCapture by default; tests give fakes).
     `retry_every` and `give_up_after` (seconds of wall time) apply to live sources only.
+    `paced`: a file is delivered at its own pace, as a camera would (a replayed table).
     """
 
     def __init__(
@@ -83,6 +84,7 @@ class VideoSource:
         give_up_after: float = 60.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        paced: bool = False,
     ) -> None:
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         self.live = is_live(self.spec)
@@ -91,6 +93,7 @@ class VideoSource:
         self.give_up_after = give_up_after
         self.sleep = sleep
         self.clock = clock
+        self.paced = paced
         self.capture = self._open()
         if not self.live:
             fps = self.capture.get(cv2.CAP_PROP_FPS)
@@ -109,7 +112,7 @@ class VideoSource:
         return self._live_frames() if self.live else self._file_frames()
 
     def _file_frames(self) -> Iterator[Frame | SourceEvent]:
-        index, last = 0, 0.0
+        index, last, started = 0, 0.0, 0.0
         while True:
             ok, image = self.capture.read()
             if not ok or image is None:
@@ -120,6 +123,9 @@ class VideoSource:
             if not np.isfinite(stamp) or (index and stamp <= last):
                 stamp = index / self.fps
             last = stamp
+            if self.paced:
+                started = started if index else self.clock() - stamp
+                self.sleep(max(0.0, started + stamp - self.clock()))
             yield Frame(index, stamp, image)
             index += 1
         self.capture.release()

@@ -112,3 +112,13 @@ def test_a_camera_that_never_comes_back_is_given_up() -> None:
 def test_a_camera_that_cannot_be_opened_is_a_clear_error() -> None:
     with pytest.raises(SourceError, match="cannot open 3"):
         VideoSource(3, open_capture=lambda spec: FakeCamera(0, opens=False))
+
+
+def test_a_paced_file_is_delivered_at_its_own_frame_rate(tmp_path: Path) -> None:
+    write_video(tmp_path / "clip.avi", 10)
+    clock = Clock()
+    source = VideoSource(str(tmp_path / "clip.avi"), sleep=clock.sleep, clock=clock,
+                         paced=True)
+    delivered = [(item.time, clock.now) for item in source.frames() if isinstance(item, Frame)]
+    assert all(abs(wall - stamp) < 1e-6 for stamp, wall in delivered)
+    assert round(delivered[-1][1], 3) == round(9 / 30, 3)
