@@ -48,7 +48,7 @@ class TableSession:
                                  {"kind": item.kind, "detail": item.detail}).to_json()]
         seen = self.observer.observe(item.index, item.time, item.image)
         events = self.tracker.update(seen)
-        self.evidence.add(item.index, item.image)
+        self.evidence.add(item.index, item.image if seen.preview is None else seen.preview)
         out = []
         for event in events:
             data = event.to_json()
@@ -81,8 +81,10 @@ class EvidenceRecorder:
     open_clips: list[_Clip] = field(default_factory=list)
 
     def add(self, index: int, image: np.ndarray) -> None:
-        scale = EVIDENCE_WIDTH / image.shape[1]
-        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        small = image
+        if image.shape[1] != EVIDENCE_WIDTH:
+            scale = EVIDENCE_WIDTH / image.shape[1]
+            small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         span = round(CLIP_SECONDS * self.fps)
         self.history.append((index, small))
         while self.history and self.history[0][0] < index - 2 * span:

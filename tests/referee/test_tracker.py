@@ -35,7 +35,7 @@ class Table:
              read: bool = False) -> None:
         belief = BoardBelief.certain(self.board) if read else None
         seen = Observation(self.frame, self.frame / FPS, list(dice), [], moving, moving,
-                           self.clock, belief)
+                           self.clock, board=belief)
         self.events += self.tracker.update(seen)
         self.frame += 1
 
