@@ -23,13 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from calibration.board import BoardCalibration
 from referee.evidence import EventLog
 from referee.position import Variant
 from referee.report import write_report
 from referee.session import TableSession
 from referee.tracker import RefereeEvent
-from vision.sources import SourceEvent, VideoSource
-from vision.table import TableSetup, Watcher
+from vision.dice.reader import DiceReader
+from vision.sources import Frame, SourceEvent, VideoSource
+from vision.table import TableSetup, Watcher, dice_zones
+from vision.tray import DiceFeed, TrayCamera
 
 
 @dataclass(frozen=True)
@@ -58,19 +61,22 @@ def review(
     head_exception: str = "second",
     progress: Callable[[int, int], None] | None = None,
     dice_watcher: Watcher | None = None,
+    tray: tuple[Path, Path] | None = None,
 ) -> ReviewSummary:
     """Review `video` into `out`. ValueError (SourceError) when the video or the calibration
     cannot be used at all, or `out` already holds a review; a video damaged part-way is
-    reviewed up to the damage. `dice_watcher` stands in for the dice watcher on this video's
-    tray (a separate tray camera's events)."""
+    reviewed up to the damage. `tray`: the tray camera's own video and calibration, when
+    the tray has a camera of its own (the two recordings start together). `dice_watcher`
+    stands in for the dice watcher (a test's ground truth)."""
     setup = TableSetup.load(calibration)
     source = VideoSource(str(video))
     if (out / "events.jsonl").exists():
         raise ValueError(f"{out} already holds a review's event log: evidence is never "
                          "overwritten, choose another --out")
+    tray_camera = None if tray is None else TrayFrames(*tray, board_fps=source.fps)
     out.mkdir(parents=True, exist_ok=True)
     session = TableSession(setup, variant, out / "flags", source.fps, head_exception,
-                           dice_watcher)
+                           dice_watcher or (tray_camera.feed if tray_camera else None))
     started = time.perf_counter()
     frames, last_time, count = 0, 0.0, 0
     problem: str | None = None
@@ -90,6 +96,8 @@ def review(
                     problem = item.detail
                 else:
                     frames, last_time = frames + 1, item.time
+                    if tray_camera is not None:
+                        tray_camera.catch_up(item.time)
                 write(session.feed(item))
                 if progress is not None:
                     progress(frames, source.frame_count)
@@ -103,6 +111,34 @@ def review(
     (out / "summary.json").write_text(json.dumps(summary.to_json(), indent=1) + "\n")
     write_report(out)
     return summary
+
+
+class TrayFrames:
+    """The tray's own camera, read up to the board camera's time before each board frame."""
+
+    def __init__(self, video: Path, calibration: Path, board_fps: float) -> None:
+        board = BoardCalibration.load(calibration)
+        zones = dice_zones(board)
+        if zones is None:
+            raise ValueError(f"tray calibration {calibration} has no dice_zones")
+        self.camera = TrayCamera(zones, DiceReader(), board.image_size)
+        self.frames = VideoSource(str(video)).frames()
+        self.feed = DiceFeed(board_fps)
+        self.ahead: Frame | None = None
+
+    def catch_up(self, time: float) -> None:
+        while True:
+            if self.ahead is None:
+                item = next(self.frames, None)
+                if item is None:
+                    return
+                if isinstance(item, SourceEvent):
+                    continue  # a damaged tray recording: the dice stop there, the board goes on
+                self.ahead = item
+            if self.ahead.time > time:
+                return
+            frame, self.ahead = self.ahead, None
+            self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))
 
 
 def progress_bar(stream: IO[str] = sys.stderr) -> Callable[[int, int], None]:

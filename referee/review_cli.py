@@ -33,6 +33,10 @@ def add_command(commands: Subcommands) -> None:
     parser.add_argument("--head-exception", choices=("second", "both"), default="second",
                         help="whose first throw of 3-3, 4-4 or 6-6 may take two checkers off "
                         "the head (5.4.11)")
+    parser.add_argument("--tray-video", type=Path,
+                        help="the tray's own camera, if it has one (recorded from the same start)")
+    parser.add_argument("--tray-calibration", type=Path,
+                        help="that camera's calibration, with its dice_zones")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -45,8 +49,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"no calibration at {calibration}: calibrate the table first "
                          "(nardy-referee calibrate) or pass --calibration")
     variant = Variant(args.variant or _calibrated_variant(calibration))
+    if (args.tray_video is None) != (args.tray_calibration is None):
+        raise ValueError("--tray-video and --tray-calibration go together")
+    tray = None if args.tray_video is None else (args.tray_video, args.tray_calibration)
     summary = review(args.video, calibration, args.out, variant, args.head_exception,
-                     None if args.quiet else progress_bar())
+                     None if args.quiet else progress_bar(), tray=tray)
     print(json.dumps({"out": str(args.out), **summary.to_json()}))
     if not summary.complete:
         print(f"nardy-referee review: {summary.problem}; the review stops there, what came "

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -28,12 +28,10 @@ from vision.board.classes import MAX_COUNT
 from vision.board.reader import BoardReader, BoardReading
 from vision.clock import ClockReader
 from vision.dice.reader import DiceReader, DieReading
-from vision.dice.stream import DiceEvent, DiceWatcher
+from vision.dice.stream import DiceEvent
 from vision.dice.zones import DiceZones
+from vision.tray import SCALE, TrayCamera, changed_share
 
-SCALE = 0.25  # motion is measured on a quarter-size copy
-CHANGED_LEVEL = 25  # grey levels that count as a visible change
-MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 CLOCK_STILL_FRAMES = 3  # the clock is read once it has been still this long
 CHECKER_SHARE = 0.076  # a checker's diameter over the field's width (calibration/layout.py)
 
@@ -48,20 +46,24 @@ class TableSetup:
     """Everything the observer needs to know about one table's camera."""
 
     board: BoardCalibration
-    zones: DiceZones
+    zones: DiceZones | None  # None: the tray has a camera of its own
     clock: ClockReader | None = None
 
     @classmethod
     def load(cls, path: Path) -> TableSetup:
-        """A calibration file with the board, `dice_zones` and (optionally) `clock`."""
+        """A calibration file with the board and, when this camera sees them, the tray
+        (`dice_zones`) and the clock (`clock`)."""
         board = BoardCalibration.load(path)
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not board.dice_zones:
-            raise ValueError(f"calibration {path} has no dice_zones: the tray cannot be watched")
-        zones = DiceZones(np.asarray(board.dice_zones["tray"], np.float32),
-                          np.asarray(board.dice_zones["box"], np.float32))
         clock = ClockReader.from_calibration(data["clock"]) if data.get("clock") else None
-        return cls(board, zones, clock)
+        return cls(board, dice_zones(board), clock)
+
+
+def dice_zones(calibration: BoardCalibration) -> DiceZones | None:
+    zones = calibration.dice_zones
+    if not zones or "tray" not in zones or "box" not in zones:
+        return None
+    return DiceZones(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32))
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,12 @@ def _bar_counts(rows: np.ndarray, colour: str) -> dict[int, float]:
 
 @dataclass
 class TableObserver:
-    """Feed every frame in order to `observe`."""
+    """Feed every frame in order to `observe`.
+
+    The dice events come from this camera's tray (`setup.zones`) or, when the tray has a
+    camera of its own, from `watcher` (a `DiceFeed` of that camera's events, or a test's
+    ground truth); `watcher` also stands in for this camera's own dice watcher when given.
+    """
 
     setup: TableSetup
     variant: Variant
@@ -127,16 +134,12 @@ class TableObserver:
     white_colour: str = "light"
     still_share: float = 0.002  # share of changed pixels under which a region is still
     settle_seconds: float = 0.3
-    # What turns tray readings into dice events: by default a DiceWatcher on this camera's
-    # tray; a separate tray camera (or a test's ground truth) can stand in.
     watcher: Watcher | None = None
+    tray: TrayCamera | None = field(default=None, init=False)
     _previous: np.ndarray | None = field(default=None, init=False)
     _board_still_since: float | None = field(default=None, init=False)
     _board_read: np.ndarray | None = field(default=None, init=False)
-    _tray_read: np.ndarray | None = field(default=None, init=False)
-    _dice: list[DieReading] = field(default_factory=list, init=False)
     _clock_still: int = field(default=0, init=False)
-    _moving_frames: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         width, height = self.setup.board.image_size
@@ -149,15 +152,12 @@ class TableObserver:
         field_width = float(np.linalg.norm(corners[1] - corners[0]))
         checker_area = np.pi / 4 * (CHECKER_SHARE * field_width * SCALE) ** 2
         self.board_change = min(self.still_share, 0.2 * checker_area / self.board_mask.sum())
-        zones = np.concatenate([self.setup.zones.tray, self.setup.zones.box])
-        x0, y0 = np.floor(zones.min(0)).astype(int)
-        x1, y1 = np.ceil(zones.max(0)).astype(int)
-        self.tray_box = (max(x0, 0), max(y0, 0), x1, y1)
-        self.tray_mask = _mask(small, zones * SCALE) & ~self.board_mask
-        origin = np.array(self.tray_box[:2], np.float32)
-        if self.watcher is None:
-            self.watcher = DiceWatcher(DiceZones(self.setup.zones.tray - origin,
-                                                 self.setup.zones.box - origin))
+        if self.setup.zones is not None:
+            self.tray = TrayCamera(self.setup.zones, self.dice_reader, (width, height),
+                                   self.still_share, exclude=self.board_mask)
+        elif self.watcher is None:
+            raise ValueError("the calibration has no dice_zones and no tray camera was given: "
+                             "the dice cannot be watched")
         self.layout = self.setup.board.layout(self.variant)
         clock = self.setup.clock
         self.clock_mask = None if clock is None else _mask(small, clock.body * SCALE)
@@ -167,7 +167,7 @@ class TableObserver:
         hand over it (pressing, or reaching past for the dice) can light either display."""
         if self.setup.clock is None or self.clock_mask is None:
             return None
-        if _changed(previous, grey, self.clock_mask) >= self.still_share:
+        if changed_share(previous, grey, self.clock_mask) >= self.still_share:
             self._clock_still = 0
             return None
         self._clock_still += 1
@@ -186,53 +186,34 @@ class TableObserver:
         grey = cv2.cvtColor(cv2.resize(preview, self.size, interpolation=cv2.INTER_AREA),
                             cv2.COLOR_BGR2GRAY)
         previous, self._previous = self._previous, grey
-        tray_motion = _changed(previous, grey, self.tray_mask)
-        board_motion = _changed(previous, grey, self.board_mask)
+        dice_events: list[DiceEvent] = []
+        dice: list[DieReading] = []
+        if self.tray is not None:
+            dice_events = self.tray.observe(frame, time, image, grey)
+            dice = self.tray.dice
+        if self.watcher is not None:  # stands in for the tray's own watcher
+            dice_events = self.watcher.update(frame, time, dice, 0.0)
 
-        # Dice in flight are read every few frames (enough to see a throw begin); dice at
-        # rest are read whenever the tray looks different from the last reading.
-        tray_moving = tray_motion >= self.still_share
-        self._moving_frames = self._moving_frames + 1 if tray_moving else 0
-        changed = _changed(self._tray_read, grey, self.tray_mask) >= self.still_share
-        if changed and self._moving_frames % MOVING_READ_EVERY == 0:
-            x0, y0, x1, y1 = self.tray_box
-            self._dice = self.dice_reader.read(image[y0:y1, x0:x1])
-            self._tray_read = grey
-        assert self.watcher is not None
-        dice_events = self.watcher.update(frame, time, self._dice, tray_motion)
-
-        board_moving = board_motion >= self.board_change
+        board_moving = changed_share(previous, grey, self.board_mask) >= self.board_change
         if board_moving or self._board_still_since is None:
             self._board_still_since = None if board_moving else time
         clock = self._read_clock(previous, grey)
-        stale = _changed(self._board_read, grey, self.board_mask) >= self.board_change
+        stale = changed_share(self._board_read, grey, self.board_mask) >= self.board_change
         settled = (not board_moving and self._board_still_since is not None
                    and time - self._board_still_since >= self.settle_seconds)
         if not (settled and stale):
-            return Observation(frame, time, dice_events, list(self._dice), board_moving, stale,
-                               clock, preview)
+            return Observation(frame, time, dice_events, dice, board_moving, stale, clock,
+                               preview)
         self._board_read = grey
         reading = self.board_reader.read(image, self.setup.board.corners,
                                          self.setup.board.bar_width)
         belief = belief_from_reading(reading, self.layout, self.white_colour)
         # A reading with a hand in it is no view of the board: it stays stale.
-        return Observation(frame, time, dice_events, list(self._dice), False,
-                           bool(reading.occluded), clock, preview, belief, reading)
+        return Observation(frame, time, dice_events, dice, False, bool(reading.occluded),
+                           clock, preview, belief, reading)
 
 
 def _mask(shape: tuple[int, int], polygon: np.ndarray) -> np.ndarray:
     mask = np.zeros(shape, np.uint8)
     cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1)
     return mask.astype(bool)
-
-
-def _changed(before: np.ndarray | None, after: np.ndarray, mask: np.ndarray) -> float:
-    if before is None:
-        return 1.0
-    return float((cv2.absdiff(before, after)[mask] > CHANGED_LEVEL).mean())
-
-
-def calibration_summary(setup: TableSetup) -> dict[str, Any]:
-    return {"image_size": list(setup.board.image_size),
-            "white_point1": setup.board.white_corner,
-            "clock": setup.clock is not None}

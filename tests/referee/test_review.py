@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 
 from referee.cli import main
@@ -96,3 +97,44 @@ def test_a_file_that_is_no_video_is_a_one_line_error(game: Path, tmp_path: Path,
     assert main(["review", str(tmp_path / "game.mp4"), "--out", str(tmp_path / "out"),
                  "--quiet"]) == 2
     assert "not a video" in capsys.readouterr().err
+
+
+def split_cameras(game: Path, folder: Path) -> tuple[Path, Path]:
+    """The generated table as two cameras: the board camera with the tray blacked out, and
+    a camera of the tray alone (a crop), each with its own calibration."""
+    calibration = json.loads((game / "calibration.json").read_text())
+    zones = np.concatenate([np.array(calibration["dice_zones"][k], np.float32)
+                            for k in ("tray", "box")])
+    x0, y0 = np.floor(zones.min(0)).astype(int) - 4
+    x1, y1 = np.ceil(zones.max(0)).astype(int) + 4
+    capture = cv2.VideoCapture(str(game / "game.mp4"))
+    fourcc = cv2.VideoWriter.fourcc(*"MJPG")
+    board = cv2.VideoWriter(str(folder / "board.avi"), fourcc, 30.0, (960, 540))
+    tray = cv2.VideoWriter(str(folder / "tray.avi"), fourcc, 30.0, (x1 - x0, y1 - y0))
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        tray.write(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        image[y0:y1, x0:x1] = 0
+        board.write(image)
+    board.release()
+    tray.release()
+    tray_calibration = {**calibration, "image_size": [int(x1 - x0), int(y1 - y0)],
+                        "dice_zones": {k: (np.array(v) - [x0, y0]).tolist()
+                                       for k, v in calibration["dice_zones"].items()}}
+    del calibration["dice_zones"]
+    (folder / "board.json").write_text(json.dumps(calibration))
+    (folder / "tray.json").write_text(json.dumps(tray_calibration))
+    return folder / "board.json", folder / "tray.json"
+
+
+def test_a_table_with_a_camera_for_the_tray_is_reviewed_as_one(game: Path,
+                                                             tmp_path: Path) -> None:
+    board_calibration, tray_calibration = split_cameras(game, tmp_path)
+    out = tmp_path / "review"
+    assert main(["review", str(tmp_path / "board.avi"), "--calibration", str(board_calibration),
+                 "--tray-video", str(tmp_path / "tray.avi"), "--tray-calibration",
+                 str(tray_calibration), "--out", str(out), "--quiet"]) == 0
+    result = score(read_log(game / "events.jsonl"), read_log(out / "events.jsonl"))
+    assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)

@@ -1,0 +1,107 @@
+"""The dice tray as one camera sees it: the board camera's corner of it, or a camera of its own.
+
+`TrayCamera` reads the dice in the tray zones of each frame it is given (only when the tray
+changed: dice in flight every few frames, dice at rest whenever they look different from
+the last reading) and turns the readings into dice events with the dice watcher. With a
+camera of its own over the tray, `DiceFeed` hands its events to the board camera's
+observer by time stamp, so the referee sees one table.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from vision.dice.reader import DiceReader, DieReading
+from vision.dice.stream import DiceEvent, DiceWatcher
+from vision.dice.zones import DiceZones
+
+SCALE = 0.25  # motion is measured on a quarter-size copy
+CHANGED_LEVEL = 25  # grey levels that count as a visible change
+MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
+
+
+@dataclass
+class TrayCamera:
+    """`zones` in the frame's pixels; `exclude` (quarter-size mask): parts of the frame that
+    belong to something else in view (the board), whose motion is not the tray's."""
+
+    zones: DiceZones
+    dice_reader: DiceReader
+    frame_size: tuple[int, int]  # width, height
+    still_share: float = 0.002
+    exclude: np.ndarray | None = None
+    watcher: DiceWatcher = field(init=False)
+    _tray_read: np.ndarray | None = field(default=None, init=False)
+    _previous: np.ndarray | None = field(default=None, init=False)
+    _dice: list[DieReading] = field(default_factory=list, init=False)
+    _moving_frames: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        width, height = self.frame_size
+        self.small_size = (max(1, round(width * SCALE)), max(1, round(height * SCALE)))
+        points = np.concatenate([self.zones.tray, self.zones.box])
+        x0, y0 = np.floor(points.min(0)).astype(int)
+        x1, y1 = np.ceil(points.max(0)).astype(int)
+        self.box = (max(x0, 0), max(y0, 0), min(x1, width), min(y1, height))
+        mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
+        cv2.fillPoly(mask, [np.round(points * SCALE).astype(np.int32)], 1)
+        self.mask = mask.astype(bool) if self.exclude is None else mask.astype(bool) & ~self.exclude
+        origin = np.array(self.box[:2], np.float32)
+        self.watcher = DiceWatcher(DiceZones(self.zones.tray - origin, self.zones.box - origin))
+
+    @property
+    def dice(self) -> list[DieReading]:
+        return list(self._dice)
+
+    def observe(self, frame: int, time: float, image: np.ndarray,
+                grey: np.ndarray | None = None) -> list[DiceEvent]:
+        """The dice events this frame completes. `grey`: the frame at quarter size in grey,
+        when the caller has one already."""
+        if grey is None:
+            grey = cv2.cvtColor(cv2.resize(image, self.small_size, interpolation=cv2.INTER_AREA),
+                                cv2.COLOR_BGR2GRAY)
+        previous, self._previous = self._previous, grey
+        motion = changed_share(previous, grey, self.mask)
+        self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
+        if (changed_share(self._tray_read, grey, self.mask) >= self.still_share
+                and self._moving_frames % MOVING_READ_EVERY == 0):
+            x0, y0, x1, y1 = self.box
+            self._dice = self.dice_reader.read(image[y0:y1, x0:x1])
+            self._tray_read = grey
+        return self.watcher.update(frame, time, self._dice, motion)
+
+
+def changed_share(before: np.ndarray | None, after: np.ndarray, mask: np.ndarray) -> float:
+    """Share of the masked pixels that changed visibly (1.0 with nothing to compare)."""
+    if before is None:
+        return 1.0
+    if not mask.any():
+        return 0.0
+    return float((cv2.absdiff(before, after)[mask] > CHANGED_LEVEL).mean())
+
+
+@dataclass
+class DiceFeed:
+    """Dice events from the tray's own camera, released to the board camera's observer once
+    its frames reach their time (the two cameras' clocks are taken as one), and dated by the
+    board camera's frame of that time, as every event in the log is."""
+
+    fps: float  # the board camera's
+    pending: deque[DiceEvent] = field(default_factory=deque)
+
+    def put(self, events: Sequence[DiceEvent]) -> None:
+        self.pending.extend(events)
+
+    def update(self, frame: int, time: float, dice: Sequence[DieReading],
+               moved: float) -> list[DiceEvent]:
+        released = []
+        while self.pending and self.pending[0].time <= time:
+            event = self.pending.popleft()
+            board_frame = max(0, frame - round((time - event.time) * self.fps))
+            released.append(replace(event, frame=board_frame))
+        return released
