@@ -148,16 +148,28 @@ def explain(rules: Rules, before: Position, dice: Dice | None,
     kind, explained, outcome = max(fitting or candidates,
                                    key=lambda c: log_likelihood(belief, c[1]))
     score = log_likelihood(belief, explained)
-    observed = likeliest_count(belief, belief.best_guess(before))
-    if dice is not None:
-        observed = observed.with_turn(before.turn.other)
-    observed_score = log_likelihood(belief, observed)
-    if fitting or observed_score - score < MIN_MARGIN:
-        return Explanation(kind, explained, outcome, observed, score)
+    turn = before.turn.other if dice is not None else before.turn
+    guess = likeliest_count(belief, belief.best_guess(before)).with_turn(turn)
+    if fitting or log_likelihood(belief, guess) - score < MIN_MARGIN:
+        return Explanation(kind, explained, outcome, guess, score)
+    # What the frames show: the sure points as read, the doubtful ones (a tall stack, a
+    # glare) as the likeliest explanation has them, not as a coin toss of the reader.
+    observed = likeliest_count(belief, with_contents(explained, sure)).with_turn(turn)
     verdict = check(rules, before, dice, observed) if dice is not None else None
-    if verdict is not None and verdict.legal:  # the guess is legal after all: take it
+    if verdict is not None and verdict.legal:  # the change is legal after all: take it
         return Explanation(kind, explained, outcome, observed, score)
-    return Explanation("observed", observed, None, observed, observed_score, verdict)
+    return Explanation("observed", observed, None, observed, log_likelihood(belief, observed),
+                       verdict)
+
+
+def with_contents(position: Position, contents: dict[int, Content]) -> Position:
+    """`position` with the given points (white's numbering) holding the given contents."""
+    white, black = list(position.white), list(position.black)
+    for point, (side, count) in contents.items():
+        black_point = opposite_point(position.variant, point)
+        white[point] = count if side is Side.WHITE else 0
+        black[black_point] = count if side is Side.BLACK else 0
+    return Position(position.variant, position.turn, tuple(white), tuple(black))
 
 
 def sure_points(belief: BoardBelief) -> dict[int, Content]:

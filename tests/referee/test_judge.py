@@ -88,3 +88,11 @@ def test_a_tall_stack_misread_by_one_does_not_add_a_checker() -> None:
 def test_an_accepted_wrong_count_is_mended_on_the_head() -> None:
     extra = position("long", "black", white={24: 15, 13: 1}, black={24: 15})
     assert restore_count(extra).white[24] == 14 and restore_count(extra).total(Side.WHITE) == 15
+
+
+def test_a_flagged_position_keeps_doubtful_points_as_the_explanation_has_them() -> None:
+    # Two checkers off the head (sure), the head itself read as 10 (a doubtful tall stack):
+    # the flag reports 13 on the head, not a board with checkers gone missing.
+    belief = blurred(TWO_OFF_HEAD, 24, (Side.WHITE, 10), 0.6)
+    found = explain(RULES, START, (6, 5), belief)
+    assert found.flag and found.observed.white == TWO_OFF_HEAD.white
