@@ -95,12 +95,11 @@ class VideoSource:
         self.clock = clock
         self.paced = paced
         self.capture = self._open()
-        if not self.live:
-            fps = self.capture.get(cv2.CAP_PROP_FPS)
-            self.fps = fps if fps and np.isfinite(fps) and fps > 0 else 30.0
-            self.frame_count = int(self.capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        else:
-            self.fps, self.frame_count = 0.0, 0
+        # The nominal rate sizes evidence clips; a camera that does not say is taken at 30.
+        fps = self.capture.get(cv2.CAP_PROP_FPS)
+        self.fps = fps if fps and np.isfinite(fps) and 0 < fps <= 240 else 30.0
+        count = 0 if self.live else self.capture.get(cv2.CAP_PROP_FRAME_COUNT)
+        self.frame_count = int(count) if count and np.isfinite(count) and count > 0 else 0
 
     def _open(self) -> Capture:
         capture = self.open_capture(self.spec)
