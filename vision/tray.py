@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import cv2
 import numpy as np
 
-from vision.dice.reader import DiceReader, DieReading
+from vision.dice.reader import DieReading
 from vision.dice.stream import DiceEvent, DiceWatcher
 from vision.dice.zones import DiceZones
 
@@ -25,13 +26,17 @@ CHANGED_LEVEL = 25  # grey levels that count as a visible change
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 
 
+class DiceReading(Protocol):
+    def read(self, image: np.ndarray) -> list[DieReading]: ...
+
+
 @dataclass
 class TrayCamera:
     """`zones` in the frame's pixels; `exclude` (quarter-size mask): parts of the frame that
     belong to something else in view (the board), whose motion is not the tray's."""
 
     zones: DiceZones
-    dice_reader: DiceReader
+    dice_reader: DiceReading  # vision/dice/reader.py's DiceReader
     frame_size: tuple[int, int]  # width, height
     still_share: float = 0.002
     exclude: np.ndarray | None = None
