@@ -127,19 +127,20 @@ class Explanation:
         return self.kind == "observed"
 
 
-def explain(rules: Rules, before: Position, dice: Dice | None,
-            belief: BoardBelief) -> Explanation:
+def explain(rules: Rules, before: Position, dice: Dice | None, belief: BoardBelief,
+            final: bool = False) -> Explanation:
     """The legal explanation the frames support, or a flag with the `check` verdict.
 
     A flag needs two things: every legal explanation contradicts a point read with
     confidence (>= MIN_POINT_CONFIDENCE), and the reading's best guess is MIN_MARGIN nats
     likelier than the best of them. Without `dice` the only explanation is `before` (a
     start position, a board between turns). Occluded points are left out of the judgement.
+    `final`: the turn is over, so a partial play no longer explains the board.
     """
     outcomes = rules.outcomes(before, dice) if dice is not None else []
     candidates: list[tuple[str, Position, Outcome | None]] = [
         *(("outcome", o.position, o) for o in outcomes),
-        *(("partial", p, None) for p in partial_plays(outcomes, before)),
+        *(("partial", p, None) for p in (() if final else partial_plays(outcomes, before))),
         ("unchanged", before, None),
     ]
     sure = sure_points(belief)
@@ -149,27 +150,14 @@ def explain(rules: Rules, before: Position, dice: Dice | None,
                                    key=lambda c: log_likelihood(belief, c[1]))
     score = log_likelihood(belief, explained)
     turn = before.turn.other if dice is not None else before.turn
-    guess = likeliest_count(belief, belief.best_guess(before)).with_turn(turn)
-    if fitting or log_likelihood(belief, guess) - score < MIN_MARGIN:
-        return Explanation(kind, explained, outcome, guess, score)
-    # What the frames show: the sure points as read, the doubtful ones (a tall stack, a
-    # glare) as the likeliest explanation has them, not as a coin toss of the reader.
-    observed = likeliest_count(belief, with_contents(explained, sure)).with_turn(turn)
+    observed = likeliest_count(belief, belief.best_guess(before), before).with_turn(turn)
+    if fitting or log_likelihood(belief, observed) - score < MIN_MARGIN:
+        return Explanation(kind, explained, outcome, observed, score)
     verdict = check(rules, before, dice, observed) if dice is not None else None
     if verdict is not None and verdict.legal:  # the change is legal after all: take it
         return Explanation(kind, explained, outcome, observed, score)
     return Explanation("observed", observed, None, observed, log_likelihood(belief, observed),
                        verdict)
-
-
-def with_contents(position: Position, contents: dict[int, Content]) -> Position:
-    """`position` with the given points (white's numbering) holding the given contents."""
-    white, black = list(position.white), list(position.black)
-    for point, (side, count) in contents.items():
-        black_point = opposite_point(position.variant, point)
-        white[point] = count if side is Side.WHITE else 0
-        black[black_point] = count if side is Side.BLACK else 0
-    return Position(position.variant, position.turn, tuple(white), tuple(black))
 
 
 def sure_points(belief: BoardBelief) -> dict[int, Content]:
@@ -217,25 +205,47 @@ def apply_step(position: Position, move: Move) -> Position | None:
     return Position(position.variant, mover, tuple(white), tuple(black))
 
 
-def likeliest_count(belief: BoardBelief, observed: Position) -> Position:
-    """`observed` with surplus checkers taken off the points whose readings least support
-    their counts: reading a stack of 14 as 15 is likelier than a checker added."""
-    counts = {side: list(observed.counts(side)) for side in Side}
+def likeliest_count(belief: BoardBelief, guess: Position, before: Position) -> Position:
+    """The reading's guess with each side's fifteen checkers accounted for: a stack of 13
+    read as 10 or as 14 is likelier than checkers gone or added. Borne-off checkers stay off
+    (`before`'s); a side with all its checkers home may have borne off up to four more. Counts
+    change where the reading least supports them, and only while the change costs under
+    MIN_MARGIN: what the reading is sure of stands, even if impossible (a real removal)."""
+    counts = {side: list(guess.counts(side)) for side in Side}
     for side, own in counts.items():
-        def cost(point: int, side: Side = side, own: list[int] = own) -> float:
-            white_point = point if side is Side.WHITE else opposite_point(observed.variant, point)
-            beliefs = belief.points[white_point]
-            now = beliefs.get((side, own[point]), 0.0)
-            fewer = beliefs.get((side, own[point] - 1) if own[point] > 1 else (None, 0), 0.0)
-            return math.log(max(now, FLOOR)) - math.log(max(fewer, FLOOR))
-
-        while sum(own) > CHECKERS_PER_SIDE and own[OFF] == 0:
-            cheapest = min((p for p in range(1, 25) if own[p]), key=cost, default=None)
-            if cheapest is None or cost(cheapest) >= MIN_MARGIN:
-                break
-            own[cheapest] -= 1
-    return Position(observed.variant, observed.turn, tuple(counts[Side.WHITE]),
+        own[OFF] = before.counts(side)[OFF]
+        missing = CHECKERS_PER_SIDE - sum(own)
+        if missing > 0 and all(n == 0 for n in own[7:]):
+            own[OFF] += min(missing, 4)  # bearing off this turn
+        _account(belief, side, own, guess.variant)
+    return Position(guess.variant, guess.turn, tuple(counts[Side.WHITE]),
                     tuple(counts[Side.BLACK]))
+
+
+def _account(belief: BoardBelief, side: Side, own: list[int], variant: Variant) -> None:
+    def probability(point: int, count: int) -> float:
+        white_point = point if side is Side.WHITE else opposite_point(variant, point)
+        content: Content = (side, count) if count else (None, 0)
+        return max(belief.points[white_point].get(content, 0.0), FLOOR)
+
+    while (gap := CHECKERS_PER_SIDE - sum(own)) != 0:
+        step = 1 if gap > 0 else -1
+        options = []  # (cost per checker, point, new count)
+        for point in range(1, 25):
+            if not own[point]:
+                continue
+            for k in range(1, abs(gap) + 1):
+                new = own[point] + step * k
+                if new < 0:
+                    break
+                cost = math.log(probability(point, own[point]) / probability(point, new))
+                options.append((cost / k, point, new))
+        if not options:
+            return
+        per_checker, point, new = min(options)
+        if per_checker * abs(new - own[point]) >= MIN_MARGIN:
+            return
+        own[point] = new
 
 
 def restore_count(position: Position) -> Position:

@@ -102,13 +102,20 @@ class GameTracker:
     over: bool = False
     _premature: _Premature | None = None
     _stirred: tuple[int, float, Side | None] | None = None  # dice moving: frame, time, clock
-    _latest: BoardBelief | None = None
+    _latest: BoardBelief | None = None  # the last clear reading, and its frame and time
+    _latest_at: tuple[int, float] = (0, 0.0)
     _stale: bool = True  # the board has moved since its last reading
     _start_checked: bool = False
     _start_flagged: Position | None = None
 
     def __post_init__(self) -> None:
         self.position = Position.start(self.variant)
+
+    def resume(self, position: Position, mover: Side) -> None:
+        """Pick the game up at `position` with `mover` to throw next (a restarted service):
+        the start position is not checked again."""
+        self.position, self._start_checked = position, True
+        self._set_mover(mover)
 
     # -- input ------------------------------------------------------------------------------
 
@@ -139,7 +146,7 @@ class GameTracker:
             # The early thrower reaches for his checkers: the opponent counted it (5.4.18).
             events += self._count_premature(seen.frame, seen.time)
         if seen.board is not None and not seen.board.occluded:
-            self._latest = seen.board
+            self._latest, self._latest_at = seen.board, (seen.frame, seen.time)
             events += self._on_board(seen.board, seen.frame, seen.time)
         return events
 
@@ -252,12 +259,11 @@ class GameTracker:
         illegal position stays flagged until the opponent decides."""
         if turn.stage is Stage.FLAGGED or self._stale:
             return []
-        if turn.stage is Stage.ROLLED and turn.dice is not None:
-            turn.candidate = self._pass(turn, f, t) or turn.candidate
+        events = self._judge_final(turn, f, t)
         if turn.candidate is None:
-            return []
+            return events
         self.turn = None
-        events = self._record_move(turn)
+        events += self._record_move(turn)
         if not self.over and turn.mover is not None:
             self._set_mover(turn.mover.other)
         return events
@@ -265,14 +271,28 @@ class GameTracker:
     def _end_by_throw(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
         """The opponent threw: an illegal position is accepted (5.5.1); a move whose final
         board was not seen settled waits for the next clear view."""
-        if turn.flagged is not None and turn.mover is not None:
-            return self._accept(turn, f, t)
-        if turn.stage is Stage.ROLLED and turn.dice is not None:
-            turn.candidate = self._pass(turn, f, t) or turn.candidate
-        if self._stale or turn.candidate is None:
+        if self._stale:
             self.closing = (turn, f, t)
             return []
-        return self._record_move(turn)
+        events = self._judge_final(turn, f, t)
+        if turn.flagged is not None and turn.mover is not None:
+            return events + self._accept(turn, f, t)
+        if turn.candidate is None:
+            return events + self._unseen(turn, f, t)
+        return events + self._record_move(turn)
+
+    def _judge_final(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
+        """The turn is over and the board as last seen is its end: a partial play is no
+        longer a move in progress but dice left unplayed."""
+        if turn.stage is not Stage.ROLLED or turn.dice is None:
+            return []
+        passed = self._pass(turn, f, t)
+        if passed is not None:
+            turn.candidate = passed
+            return []
+        if self._latest is None:
+            return []
+        return self._judge(turn, self._latest, *self._latest_at, final=True)
 
     def _accept(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
         assert turn.flagged is not None and turn.mover is not None
@@ -337,27 +357,32 @@ class GameTracker:
             return []
         mover = self.mover
         self.mover = turn.mover
-        events = self._judge(turn, belief, f, t)
+        events = self._judge(turn, belief, f, t, final=True)
         self.mover = mover
         if turn.flagged is not None:
             return events + self._accept(turn, ended_frame, ended_time)
         if turn.candidate is not None:
             return events + self._record_move(turn)
-        return [*events, RefereeEvent("move_unseen", f, t, {
+        return events + self._unseen(turn, f, t)
+
+    def _unseen(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
+        assert turn.mover is not None and turn.dice is not None
+        return [RefereeEvent("move_unseen", f, t, {
             "player": turn.mover.value, "dice": list(turn.dice),
             "detail": "the board never showed a complete move before the opponent threw"})]
 
-    def _judge(self, turn: Turn, belief: BoardBelief, f: int, t: float) -> list[RefereeEvent]:
+    def _judge(self, turn: Turn, belief: BoardBelief, f: int, t: float,
+               final: bool = False) -> list[RefereeEvent]:
         assert turn.dice is not None and turn.mover is not None
         before = self.position.with_turn(turn.mover)
-        found = explain(self.rules, before, turn.dice, belief)
+        found = explain(self.rules, before, turn.dice, belief, final)
         if found.flag and turn.roll_confidence < MIN_ROLL_CONFIDENCE:
             reread = self._reread_roll(before, belief, found)
             if reread is not None:
                 was, turn.dice, turn.roll_confidence = turn.dice, reread, 1.0
                 return [RefereeEvent("roll_reread", f, t, {
                     "player": turn.mover.value, "dice": list(reread), "read": list(was)}),
-                    *self._judge(turn, belief, f, t)]
+                    *self._judge(turn, belief, f, t, final)]
         if found.flag:
             assert found.verdict is not None
             if turn.flagged is not None and same_placement(turn.flagged, found.observed):

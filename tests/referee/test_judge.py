@@ -81,7 +81,7 @@ def test_hidden_points_do_not_count() -> None:
 def test_a_tall_stack_misread_by_one_does_not_add_a_checker() -> None:
     # The head read as 15 (doubtfully) after a checker left it: 14 is the count to take.
     belief = blurred(LEGAL_AFTER, 24, (Side.WHITE, 15), 0.8)
-    guess = likeliest_count(belief, belief.best_guess(START))
+    guess = likeliest_count(belief, belief.best_guess(START), START)
     assert guess.total(Side.WHITE) == 15 and guess.white[24] == 14
 
 
@@ -90,9 +90,24 @@ def test_an_accepted_wrong_count_is_mended_on_the_head() -> None:
     assert restore_count(extra).white[24] == 14 and restore_count(extra).total(Side.WHITE) == 15
 
 
-def test_a_flagged_position_keeps_doubtful_points_as_the_explanation_has_them() -> None:
+def test_a_flagged_position_accounts_for_every_checker() -> None:
     # Two checkers off the head (sure), the head itself read as 10 (a doubtful tall stack):
     # the flag reports 13 on the head, not a board with checkers gone missing.
     belief = blurred(TWO_OFF_HEAD, 24, (Side.WHITE, 10), 0.6)
     found = explain(RULES, START, (6, 5), belief)
     assert found.flag and found.observed.white == TWO_OFF_HEAD.white
+
+
+def test_a_checker_the_reader_is_sure_is_gone_stays_gone() -> None:
+    missing = position("long", "black", white={24: 13, 13: 1}, black={24: 15})
+    found = explain(RULES, START, (6, 5), BoardBelief.certain(missing))
+    assert found.flag and found.observed.total(Side.WHITE) == 14
+    assert "5.4.47" in [v.rule for v in found.verdict.violations] if found.verdict else False
+
+
+def test_checkers_borne_off_this_turn_are_counted_off() -> None:
+    home = position("long", "white", white={6: 3, 5: 12}, black={24: 15})
+    after = position("long", "black", white={6: 2, 5: 11}, black={24: 15}, off=(2, 0))
+    belief = BoardBelief.certain(after)
+    guess = likeliest_count(belief, belief.best_guess(home), home)
+    assert guess.white == after.white

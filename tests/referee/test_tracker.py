@@ -25,6 +25,7 @@ class Table:
     clock: Side | None = Side.WHITE
     board: Position = START
     frame: int = 0
+    stale: bool = True
     events: list[RefereeEvent] = field(default_factory=list)
 
     def wait(self, frames: int = 1, **change: Any) -> None:
@@ -34,7 +35,9 @@ class Table:
     def step(self, dice: tuple[DiceEvent, ...] = (), moving: bool = False,
              read: bool = False) -> None:
         belief = BoardBelief.certain(self.board) if read else None
-        seen = Observation(self.frame, self.frame / FPS, list(dice), [], moving, moving,
+        # The board looks different from its last reading from the first motion until read.
+        self.stale = (self.stale or moving) and not read
+        seen = Observation(self.frame, self.frame / FPS, list(dice), [], moving, self.stale,
                            self.clock, board=belief)
         self.events += self.tracker.update(seen)
         self.frame += 1
@@ -255,3 +258,15 @@ def test_a_second_throw_before_any_checker_moved_is_the_movers_own() -> None:
     table.move_to(WHITE_65)
     table.press()
     assert table.named("move")[0].fields["player"] == "white"
+
+
+def test_half_a_move_left_at_the_clock_press_is_judged_as_dice_unplayed() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(position("long", "white", white={24: 14, 18: 1}, black={24: 15}))
+    assert "illegal_move" not in table.kinds()  # still moving
+    table.press()
+    flag = table.named("illegal_move")[0]
+    assert "5.4.26" in [v["rule"] for v in flag.fields["violations"]]
+    table.throw((3, 1))
+    assert "move_accepted" in table.kinds()
