@@ -1,0 +1,1 @@
+"""The referee service: the API, the judges' station and the broadcast overlay (docs/service.md)."""

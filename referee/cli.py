@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     head_exception(judge)
     judge.set_defaults(run=cmd_check)
 
+    from api.cli import add_commands as add_service_commands
     from calibration.cli import add_command as add_calibrate
     from referee.evidence import add_command as add_verify
     from referee.review_cli import add_command as add_review
@@ -165,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_synth_commands(commands)
     add_verify(commands)
     add_review(commands)
+    add_service_commands(commands)
     return parser
 
 

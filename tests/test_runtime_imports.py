@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNTIME_PACKAGES = ("referee", "vision", "calibration", "synth", "models", "bench")
+RUNTIME_PACKAGES = ("referee", "vision", "calibration", "synth", "models", "bench", "api")
 # The training code: the only modules allowed to need torch.
 TRAINING_MODULES = {
     "models.board.nets",

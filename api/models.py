@@ -1,0 +1,146 @@
+"""The shapes of the API's requests and answers, so that the OpenAPI document tells the truth."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, Strict
+
+# Requests are taken as the document says: no `0` for false, no "6" for 6.
+Number = Annotated[float, Strict()]
+TableState = Literal["registered", "starting", "running", "stopped", "finished", "error"]
+SideName = Literal["white", "black"]
+VariantName = Literal["long", "short"]
+
+
+class ErrorOut(BaseModel):
+    detail: str | list[dict[str, Any]] = Field(description="what was wrong")
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers of an operation, for the OpenAPI document."""
+    described = {400: "malformed input", 401: "no valid token",
+                 403: "the token is not a judge's", 404: "no such table, flag or review",
+                 409: "contradicts what is stored", 413: "the upload is too large",
+                 422: "input the referee cannot use"}
+    return {code: {"model": ErrorOut, "description": described[code]} for code in codes}
+
+
+Point = tuple[Number, Number]
+
+
+class CalibrationIn(BaseModel):
+    """A table camera's calibration, as `nardy-referee calibrate` (or `synth game`) writes it;
+    the fields not named here (layout, colours, clock...) are kept as they are."""
+
+    model_config = ConfigDict(extra="allow")
+    image_size: tuple[Annotated[int, Strict(), Field(gt=0)], Annotated[int, Strict(), Field(gt=0)]]
+    corners: list[Point] = Field(min_length=4, max_length=4, description=(
+        "the field's corners: top-left, top-right, bottom-right, bottom-left"))
+    variant: VariantName | None = None
+    dice_zones: dict[Literal["tray", "box"], list[Point]] | None = None
+
+
+class TableIn(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    source: str = Field(min_length=1, max_length=1000, description=(
+        "a video file on the server, a camera index (\"0\") or a stream address "
+        "(rtsp://, http://)"))
+    calibration: CalibrationIn
+    variant: VariantName | None = Field(None, description="default: the calibration's, else long")
+    paced: Annotated[bool, Strict()] = Field(
+        True, description="replay a file at its own pace, as a camera would")
+
+
+class TableOut(BaseModel):
+    id: int
+    name: str
+    source: str
+    variant: VariantName
+    paced: bool
+    state: TableState
+    error: str | None
+    created_at: float = Field(description="Unix time, seconds")
+
+
+class EventOut(BaseModel):
+    table_id: int
+    seq: int
+    received_at: float = Field(description="Unix time the service stored it, seconds")
+    event: dict[str, Any] = Field(description="the referee's event with its seq, prev, hash")
+
+
+class FlagOut(BaseModel):
+    seq: int
+    event: str
+    player: SideName | None
+    time: float | None = Field(description="seconds into the table's video")
+    detail: dict[str, Any]
+
+
+class LiveOut(BaseModel):
+    table: TableOut
+    position: dict[str, Any] = Field(description="the position play goes on from")
+    flagged_board: dict[str, Any] | None = Field(description="an illegal move standing")
+    mover: SideName | None
+    dice: list[int] | None
+    clock: SideName | None = Field(description="whose clock runs, when the clock is read")
+    pips: dict[SideName, int]
+    open_flags: list[FlagOut] = Field(description="flags waiting for a judge, newest first")
+    score: dict[SideName, int] | None = Field(description="points of the games finished here")
+    last_seq: int
+
+
+class DecisionIn(BaseModel):
+    decision: Literal["accept", "correct"]
+    note: str = Field("", max_length=1000)
+
+
+class PositionOverrideIn(BaseModel):
+    """The board as the judge rules it: the live referee goes on from it."""
+
+    kind: Literal["position"]
+    value: dict[str, Any] = Field(description="a position JSON")
+    note: str = Field("", max_length=1000)
+
+
+Die = Annotated[int, Strict(), Field(ge=1, le=6)]
+
+
+class DiceOverrideIn(BaseModel):
+    """The roll as the judge read it."""
+
+    kind: Literal["dice"]
+    value: tuple[Die, Die]
+    note: str = Field("", max_length=1000)
+
+
+OverrideIn = Annotated[PositionOverrideIn | DiceOverrideIn, Field(discriminator="kind")]
+
+
+class CornersIn(BaseModel):
+    corners: list[Point] = Field(
+        min_length=4, max_length=4,
+        description="the field's corners in frame pixels: top-left, top-right, "
+        "bottom-right, bottom-left")
+    white_home: Literal["bottom-right", "bottom-left", "top-left", "top-right"] = "bottom-right"
+
+
+class ReviewOut(BaseModel):
+    id: int
+    filename: str
+    variant: VariantName
+    state: Literal["queued", "running", "done", "failed"]
+    frames_done: int
+    frames_total: int
+    summary: dict[str, Any] | None
+    error: str | None
+    created_at: float
+    finished_at: float | None
+
+
+class RecordOut(BaseModel):
+    record: dict[str, Any] = Field(description="the game record (referee/record.py JSON)")
+    notation: str
+    decisions: list[dict[str, Any]] = Field(description="the judges' decisions on flags")
+    unfinished: str | None

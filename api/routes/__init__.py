@@ -1,0 +1,1 @@
+"""The service's routers: tables, judging, review jobs, WebSockets and pages."""

@@ -1,0 +1,37 @@
+"""The pages: the judges' station and each table's broadcast overlay (plain HTML and
+JavaScript from api/static, no build step). The pages hold no data: their scripts fetch it
+with the token given as `?token=` in the page's address."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import FileResponse, RedirectResponse
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+ASSETS = {"common.js", "station.js", "station.css", "overlay.js"}
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+def home() -> RedirectResponse:
+    return RedirectResponse("/station")
+
+
+@router.get("/station")
+def station() -> FileResponse:
+    return FileResponse(STATIC / "station.html")
+
+
+@router.get("/overlay/{table_id}")
+def overlay(table_id: int) -> FileResponse:
+    return FileResponse(STATIC / "overlay.html")
+
+
+@router.get("/static/{name}")
+def asset(name: str) -> FileResponse:
+    if name not in ASSETS:
+        raise HTTPException(404, f"no asset {name}")
+    return FileResponse(STATIC / name)

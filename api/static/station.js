@@ -1,0 +1,193 @@
+// The judges' monitoring station: every table, the newest alerts first, a table's timeline
+// and its calibration by the field's corners.
+"use strict";
+
+const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
+const tables = new Map(); // table id -> {row, card}
+const alerts = new Map(); // "table:seq" -> alert element
+const refreshing = new Set();
+let selected = null;
+let corners = [];
+
+function describe(record) {
+  if (record.event === "decision") return `${record.decision} on #${record.flag_seq} by ${record.judge}`;
+  if (record.event === "table_stop") return `table ${record.state}${record.detail ? `: ${record.detail}` : ""}`;
+  const who = record.player ? `${record.player} ` : "";
+  const dice = record.dice ? ` ${record.dice.join("-")}` : "";
+  const rules = (record.violations || []).map((v) => `${v.rule}: ${v.message}`).join("; ");
+  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}`;
+}
+
+function addTable(row) {
+  const card = el("article", { class: "table", "data-table": row.id });
+  tables.set(row.id, { row, card });
+  document.getElementById("tables").append(card);
+  refresh(row.id);
+}
+
+// One refresh per table at a time; events arriving meanwhile are covered by the next.
+function refresh(id) {
+  if (refreshing.has(id)) return;
+  refreshing.add(id);
+  setTimeout(async () => {
+    refreshing.delete(id);
+    try {
+      const [state, svg] = await Promise.all([api(`/api/tables/${id}/state`), api(`/api/tables/${id}/board.svg`)]);
+      render(state, svg);
+    } catch (error) {
+      document.getElementById("status").textContent = error.message;
+    }
+  }, 30);
+}
+
+function render(state, svg) {
+  const { row, card } = tables.get(state.table.id);
+  Object.assign(row, state.table);
+  const facts = [
+    state.mover ? `to play: ${state.mover}` : "",
+    state.dice ? `dice: ${state.dice.join("-")}` : "",
+    state.clock ? `clock: ${state.clock}` : "",
+    `pips: white ${state.pips.white}, black ${state.pips.black}`,
+    state.score ? `score: white ${state.score.white}, black ${state.score.black}` : "",
+  ].filter(Boolean);
+  const board = el("div", { class: "board" });
+  board.innerHTML = svg;
+  card.className = `table${state.open_flags.length ? " flagged" : ""}`;
+  card.replaceChildren(
+    el("h2", {}, `${row.name}`, el("span", { class: `state ${row.state}` }, row.state)),
+    board,
+    el("div", { class: "facts" }, ...facts.map((f) => el("span", {}, f))),
+    row.error ? el("div", { class: "error" }, row.error) : "",
+    el("div", {},
+      el("button", { onclick: () => act(row.id, "start") }, "Start"),
+      el("button", { onclick: () => act(row.id, "stop") }, "Stop"),
+      el("button", { onclick: () => select(row.id) }, "Timeline & calibration"),
+      el("a", { href: `/overlay/${row.id}`, target: "_blank" }, " overlay")),
+  );
+  for (const flag of [...state.open_flags].reverse()) addAlert(row.id, flag.detail);
+}
+
+async function act(id, what) {
+  try {
+    await api(`/api/tables/${id}/${what}`, { method: "POST" });
+  } catch (error) {
+    document.getElementById("status").textContent = error.message;
+  }
+  refresh(id);
+}
+
+function addAlert(tableId, record) {
+  const key = `${tableId}:${record.seq}`;
+  if (alerts.has(key)) return;
+  const name = tables.get(tableId)?.row.name || `table ${tableId}`;
+  const still = record.evidence?.still;
+  const item = el("li", { class: "alert", "data-key": key },
+    el("div", { class: "what" }, `${name}, ${clockText(record.time)}: ${describe(record)}`),
+    still ? el("img", { src: `/api/tables/${tableId}/files/${still}`, alt: "the frame that shows it" }) : "",
+    el("button", { class: "accept", onclick: () => decide(tableId, record.seq, "accept") }, "Accept"),
+    el("button", { class: "correct", onclick: () => decide(tableId, record.seq, "correct") }, "Correct"),
+    el("span", { class: "decision" }));
+  alerts.set(key, item);
+  // Newest first: by the time the referee saw it, across tables.
+  const list = document.getElementById("alerts");
+  list.prepend(item);
+}
+
+async function decide(tableId, seq, decision) {
+  try {
+    await api(`/api/tables/${tableId}/flags/${seq}/decision`, { json: { decision } });
+  } catch (error) {
+    document.getElementById("status").textContent = error.message;
+  }
+}
+
+function decided(tableId, record) {
+  const item = alerts.get(`${tableId}:${record.flag_seq}`);
+  if (!item) return;
+  item.classList.add("decided");
+  item.querySelectorAll("button").forEach((b) => b.remove());
+  item.querySelector(".decision").textContent = `${record.decision}ed by ${record.judge}`;
+}
+
+function timelineLine(record) {
+  const flag = FLAGS.includes(record.event);
+  return el("li", { class: flag ? "flag" : "" }, `#${record.seq} ${clockText(record.time)} ${describe(record)}`);
+}
+
+async function select(id) {
+  selected = id;
+  corners = [];
+  const detail = document.getElementById("detail");
+  detail.hidden = false;
+  document.getElementById("detail-title").textContent = tables.get(id).row.name;
+  const events = await api(`/api/tables/${id}/events?since=-1&limit=10000`);
+  document.getElementById("timeline").replaceChildren(...events.map((e) => timelineLine(e.event)));
+}
+
+async function loadFrame() {
+  const response = await fetch(`/api/tables/${selected}/frame.jpg`, { headers: { Authorization: `Bearer ${token}` } });
+  const status = document.getElementById("calibration-status");
+  if (!response.ok) { status.textContent = `no frame: ${response.status}`; return; }
+  const image = await createImageBitmap(await response.blob());
+  const canvas = document.getElementById("frame");
+  canvas.width = image.width;
+  canvas.height = image.height;
+  canvas.getContext("2d").drawImage(image, 0, 0);
+  canvas.image = image;
+  corners = [];
+  status.textContent = "";
+}
+
+function clickCorner(event) {
+  const canvas = event.target;
+  if (!canvas.image || corners.length === 4) return;
+  const box = canvas.getBoundingClientRect();
+  const x = (event.clientX - box.left) * canvas.width / box.width;
+  const y = (event.clientY - box.top) * canvas.height / box.height;
+  corners.push([Math.round(x * 10) / 10, Math.round(y * 10) / 10]);
+  const context = canvas.getContext("2d");
+  context.strokeStyle = "#e07000";
+  context.lineWidth = 3;
+  context.beginPath();
+  corners.forEach(([cx, cy], i) => (i ? context.lineTo(cx, cy) : context.moveTo(cx, cy)));
+  if (corners.length === 4) context.closePath();
+  context.stroke();
+  document.getElementById("save-corners").disabled = corners.length !== 4;
+}
+
+async function saveCorners() {
+  const status = document.getElementById("calibration-status");
+  try {
+    await api(`/api/tables/${selected}/calibration/corners`, { json: { corners } });
+    status.textContent = "calibrated";
+  } catch (error) {
+    status.textContent = error.message;
+  }
+}
+
+function onEvent(message) {
+  const { table_id: id, event: record } = message;
+  if (!tables.has(id)) {
+    api(`/api/tables/${id}`).then(addTable);
+    return;
+  }
+  refresh(id);
+  if (FLAGS.includes(record.event)) addAlert(id, record);
+  if (record.event === "decision") decided(id, record);
+  if (id === selected) document.getElementById("timeline").append(timelineLine(record));
+}
+
+async function start() {
+  document.getElementById("load-frame").addEventListener("click", loadFrame);
+  document.getElementById("frame").addEventListener("click", clickCorner);
+  document.getElementById("save-corners").addEventListener("click", saveCorners);
+  try {
+    for (const row of await api("/api/tables")) addTable(row);
+  } catch (error) {
+    document.getElementById("status").textContent = `${error.message} (open /station?token=TOKEN)`;
+    return;
+  }
+  stream("/ws/tables", onEvent);
+}
+
+start();

@@ -1,0 +1,112 @@
+"""The station and the overlay in a real browser (Debian's chromium driven by Playwright):
+a replayed game's flags appear at the station, a judge's click decides one and the decision
+reaches the record; the overlay follows the table's events. Screenshots are kept under the
+test's folder (artifacts/)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from api.app import create_app
+from api.settings import Settings
+from tests.api.conftest import Game
+
+CHROMIUM = Path("/usr/bin/chromium")
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, uvicorn.Server]]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = create_app(Settings(tmp_path / "referee.db"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", server
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_flag_decided_at_the_station_reaches_the_record(
+        server: tuple[str, uvicorn.Server], game: Game, tmp_path: Path) -> None:
+    base, running = server
+    store = running.config.app.state.store
+    judge, viewer = store.make_token("Anna", "judge"), store.make_token("overlay", "viewer")
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    api = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {judge}"})
+    table = api.post("/api/tables", json={"name": "Table 1", "source": str(game.video),
+                                          "calibration": game.calibration,
+                                          "paced": False}).json()
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        overlay = browser.new_page(viewport={"width": 700, "height": 400})
+        overlay.goto(f"{base}/overlay/{table['id']}?token={viewer}")
+        overlay.wait_for_selector("#board svg")
+        api.post(f"/api/tables/{table['id']}/start")
+
+        station = browser.new_page(viewport={"width": 1400, "height": 900})
+        station.goto(f"{base}/station?token={judge}")
+        alert = station.locator(".alert").first
+        alert.wait_for()
+        station.screenshot(path=str(artifacts / "station-flag.png"))
+        alert.locator("button.accept").click()
+        station.locator(".alert.decided").first.wait_for()
+        station.screenshot(path=str(artifacts / "station-decided.png"))
+
+        deadline = time.monotonic() + 30
+        while api.get(f"/api/tables/{table['id']}").json()["state"] != "finished":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        last_seq = api.get(f"/api/tables/{table['id']}/state").json()["last_seq"]
+        overlay.wait_for_function(f"document.body.dataset.seq === '{last_seq}'")
+        drawn_at = float(overlay.evaluate("document.body.dataset.drawnAt")) / 1000
+        stored_at = api.get(f"/api/tables/{table['id']}/events",
+                            params={"since": last_seq - 1}).json()[0]["received_at"]
+        background = overlay.evaluate("getComputedStyle(document.body).backgroundColor")
+        overlay.screenshot(path=str(artifacts / "overlay.png"), omit_background=True)
+
+        # Calibrating by the field's corners, clicked on the camera's frame.
+        station.get_by_role("button", name="Timeline & calibration").click()
+        station.locator("#timeline li").first.wait_for()
+        station.get_by_role("button", name="Show the camera frame").click()
+        station.wait_for_function("document.getElementById('frame').width > 300")
+        frame = station.locator("#frame")
+        box = frame.bounding_box()
+        assert box is not None
+        scale = box["width"] / game.calibration["image_size"][0]
+        for x, y in game.calibration["corners"]:
+            frame.click(position={"x": x * scale, "y": y * scale})
+        station.get_by_role("button", name="Save the corners").click()
+        station.get_by_text("calibrated", exact=True).wait_for()
+        station.screenshot(path=str(artifacts / "station-calibrated.png"), full_page=True)
+        browser.close()
+
+    assert background == "rgba(0, 0, 0, 0)"
+    # The bar is 200 ms; a loaded test machine gets some slack.
+    assert drawn_at - stored_at < 1.0, f"the overlay drew {drawn_at - stored_at:.3f} s late"
+    record = api.get(f"/api/tables/{table['id']}/record").json()
+    assert record["decisions"][0]["judge"] == "Anna"
+    assert "judge: accepted by Anna" in record["notation"]
+    clicked = store.table(table["id"]).calibration["corners"]
+    assert all(abs(a - b) < 2 for corner, true in zip(clicked, game.calibration["corners"],
+                                                      strict=True)
+               for a, b in zip(corner, true, strict=True))
+    assert all((artifacts / name).stat().st_size > 0 for name in (
+        "station-flag.png", "station-decided.png", "overlay.png", "station-calibrated.png"))

@@ -1,0 +1,95 @@
+"""A generated game replayed into a table: its events stored and streamed, its record, and
+the service restarted on the same database."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from tests.api.conftest import Game, Service
+
+
+def test_a_replayed_game_reaches_the_record(service: Service, game: Game) -> None:
+    table = service.register(game)
+    started = service.client.post(f"/api/tables/{table['id']}/start", headers=service.judge)
+    assert started.status_code == 200, started.text
+    assert service.wait_state(table["id"], ("finished", "error"))["state"] == "finished"
+
+    events = service.client.get(f"/api/tables/{table['id']}/events",
+                                headers=service.viewer).json()
+    kinds = [e["event"]["event"] for e in events]
+    assert kinds[0] == "table_start" and "illegal_move" in kinds and "move" in kinds
+    assert [e["seq"] for e in events] == list(range(len(events)))
+
+    state = service.client.get(f"/api/tables/{table['id']}/state", headers=service.viewer).json()
+    assert state["open_flags"] and state["open_flags"][0]["event"] == "illegal_move"
+    assert state["pips"]["white"] + state["pips"]["black"] < 2 * 15 * 24
+    flag = state["open_flags"][-1]["seq"]
+
+    decided = service.client.post(f"/api/tables/{table['id']}/flags/{flag}/decision",
+                                  headers=service.judge, json={"decision": "accept"})
+    assert decided.status_code == 201, decided.text
+    assert decided.json()["event"]["judge"] == "Anna"
+    again = service.client.post(f"/api/tables/{table['id']}/flags/{flag}/decision",
+                                headers=service.judge, json={"decision": "correct"})
+    assert again.status_code == 409
+
+    record = service.client.get(f"/api/tables/{table['id']}/record",
+                                headers=service.viewer).json()
+    assert len(record["record"]["turns"]) >= 3
+    assert "judge: accepted by Anna" in record["notation"]
+    assert record["decisions"][0]["flag_seq"] == flag
+
+    svg = service.client.get(f"/api/tables/{table['id']}/board.svg", headers=service.viewer)
+    assert svg.headers["content-type"].startswith("image/svg+xml") and "<svg" in svg.text
+    still = state["open_flags"][0]["detail"]["evidence"]["still"]
+    image = service.client.get(f"/api/tables/{table['id']}/files/{still}",
+                               headers=service.viewer)
+    assert image.status_code == 200 and image.content[:2] == b"\xff\xd8"
+
+
+def test_events_survive_a_restart(make_service: Callable[..., Service], game: Game) -> None:
+    first = make_service()
+    table = first.register(game)
+    first.client.post(f"/api/tables/{table['id']}/start", headers=first.judge)
+    first.wait_state(table["id"], ("finished",))
+    before = first.client.get(f"/api/tables/{table['id']}/events", headers=first.viewer).json()
+
+    second = make_service()
+    after = second.client.get(f"/api/tables/{table['id']}/events", headers=second.viewer).json()
+    assert after == before
+    log = second.client.get(f"/api/tables/{table['id']}/events.jsonl", headers=second.viewer)
+    assert log.text.count("\n") == len(before)
+
+
+def test_a_restarted_service_resumes_its_running_table(
+        make_service: Callable[..., Service], game: Game) -> None:
+    """Cut off after the first move, the replay resumes from it and ends with the events an
+    uninterrupted replay has, none twice."""
+    whole = make_service()
+    reference = whole.register(game, "uninterrupted")
+    whole.client.post(f"/api/tables/{reference['id']}/start", headers=whole.judge)
+    whole.wait_state(reference["id"], ("finished",))
+
+    first = make_service(replay_speed=4.0)
+    table = first.register(game, paced=True)
+    first.client.post(f"/api/tables/{table['id']}/start", headers=first.judge)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not any(
+            e["event"]["event"] == "move" for e in first.client.get(
+                f"/api/tables/{table['id']}/events", headers=first.viewer).json()):
+        time.sleep(0.1)
+
+    second = make_service(replay_speed=100.0)
+    assert second.wait_state(table["id"], ("finished", "error"))["state"] == "finished"
+
+    def decided(table_id: int) -> list[tuple[str, int]]:
+        events = second.client.get(f"/api/tables/{table_id}/events",
+                                   headers=second.viewer).json()
+        return sorted((e["event"]["event"], e["event"]["frame"]) for e in events
+                      if "frame" in e["event"])  # the referee's, not the service's
+
+    resumed = second.client.get(f"/api/tables/{table['id']}/events",
+                                headers=second.viewer).json()
+    assert sum(e["event"]["event"] == "table_start" for e in resumed) == 2
+    assert decided(table["id"]) == decided(reference["id"])
