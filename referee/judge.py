@@ -101,6 +101,9 @@ def log_likelihood(belief: BoardBelief, position: Position) -> float:
 
 MIN_MARGIN = 4.0  # nats by which a reading must beat every legal explanation to be flagged
 MIN_POINT_CONFIDENCE = 0.97  # a point read at least this sure is taken as seen
+# Evidence spread over several points, none sure on its own, that still outweighs every legal
+# explanation this much (e^9: about 8000 to 1) is a flag too.
+STRONG_MARGIN = 9.0
 HEAD = 24  # each side's first point, where the judge adds or removes checkers (5.4.44-45)
 
 
@@ -151,13 +154,37 @@ def explain(rules: Rules, before: Position, dice: Dice | None, belief: BoardBeli
     score = log_likelihood(belief, explained)
     turn = before.turn.other if dice is not None else before.turn
     observed = likeliest_count(belief, belief.best_guess(before), before).with_turn(turn)
-    if fitting or log_likelihood(belief, observed) - score < MIN_MARGIN:
+    margin = log_likelihood(belief, observed) - score
+    if margin < MIN_MARGIN or (fitting and margin < STRONG_MARGIN):
         return Explanation(kind, explained, outcome, observed, score)
+    if dice is not None:
+        observed = stacked_on_enemy(observed, before)
     verdict = check(rules, before, dice, observed) if dice is not None else None
     if verdict is not None and verdict.legal:  # the change is legal after all: take it
         return Explanation(kind, explained, outcome, observed, score)
     return Explanation("observed", observed, None, observed, log_likelihood(belief, observed),
                        verdict)
+
+
+def stacked_on_enemy(observed: Position, before: Position) -> Position:
+    """A checker put on a point the opponent holds stands on his stack, and the reader sees
+    one more of his checkers there: when the mover is short of checkers and the opponent
+    has that many too many, give the extra checkers on the opponent's grown points back to
+    the mover, standing on those points (a closed point, 5.4.12)."""
+    mover, opponent = before.turn, before.turn.other
+    own, other = list(observed.counts(mover)), list(observed.counts(opponent))
+    short = CHECKERS_PER_SIDE - sum(own)
+    grown = [p for p in range(1, 25) if other[p] > before.counts(opponent)[p]]
+    for point in grown:
+        extra = min(other[point] - before.counts(opponent)[point],
+                    short, sum(other) - CHECKERS_PER_SIDE)
+        if extra <= 0:
+            break
+        other[point] -= extra
+        own[opposite_point(observed.variant, point)] += extra
+        short -= extra
+    white, black = (own, other) if mover is Side.WHITE else (other, own)
+    return Position(observed.variant, observed.turn, tuple(white), tuple(black))
 
 
 def sure_points(belief: BoardBelief) -> dict[int, Content]:

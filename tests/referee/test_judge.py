@@ -111,3 +111,19 @@ def test_checkers_borne_off_this_turn_are_counted_off() -> None:
     belief = BoardBelief.certain(after)
     guess = likeliest_count(belief, belief.best_guess(home), home)
     assert guess.white == after.white
+
+
+def test_a_checker_on_the_opponents_point_is_flagged_as_a_closed_point() -> None:
+    # White plays 13/7 onto black's point: the reader sees black's two checkers there as
+    # three, and white's 13 point empty; neither is sure on its own, together they are.
+    # (Black's point 19 is white's 7.)
+    before = position("long", "white", white={24: 14, 13: 1}, black={24: 13, 19: 2})
+    onto = position("long", "black", white={24: 14, 7: 1}, black={24: 13, 19: 2})
+    seen = position("long", "black", white={24: 14}, black={24: 13, 19: 3})
+    certain = BoardBelief.certain(seen)
+    points = list(certain.points)
+    points[13] = {(None, 0): 0.966, (Side.WHITE, 1): 0.034}
+    points[7] = {(Side.BLACK, 3): 0.95, (Side.BLACK, 2): 0.001, (Side.WHITE, 1): 0.049}
+    found = explain(RULES, before, (6, 1), BoardBelief(tuple(points), certain.bar))
+    assert found.flag and found.observed.white == onto.white
+    assert "5.4.12" in [v.rule for v in found.verdict.violations] if found.verdict else False
