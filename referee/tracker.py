@@ -79,6 +79,7 @@ class Turn:
     pressed: bool = False  # the mover pressed his clock: he has finished
     moved: bool = False  # the board showed a change since the roll
     handled: bool = False  # something moved over the board since the roll
+    rolled_at: tuple[int, float] | None = None  # the roll's frame and time
 
 
 @dataclass
@@ -184,6 +185,7 @@ class GameTracker:
                 self._premature.roll = values  # counted or not: the opponent decides
                 return []
             turn.dice, turn.stage, turn.roll_confidence = values, Stage.ROLLED, event.confidence
+            turn.rolled_at = (f, t)
             return [RefereeEvent("roll", f, t, {**player, "dice": list(values),
                                                 "confidence": round(event.confidence, 4)})]
         pending = self._premature
@@ -232,7 +234,7 @@ class GameTracker:
     def _count_premature(self, f: int, t: float) -> list[RefereeEvent]:
         pending, self._premature = self._premature, None
         assert pending is not None and pending.roll is not None
-        self.turn = Turn(pending.thrower, Stage.ROLLED, pending.roll)
+        self.turn = Turn(pending.thrower, Stage.ROLLED, pending.roll, rolled_at=(f, t))
         return [RefereeEvent("roll", f, t, {"player": pending.thrower.value,
                                             "dice": list(pending.roll), "premature": True})]
 
@@ -302,11 +304,13 @@ class GameTracker:
             "position": self.position.to_json()})]
 
     def _pass(self, turn: Turn, f: int, t: float) -> tuple[Outcome, int, float] | None:
-        """A roll with no legal step: the turn passes with the board unchanged (5.4.26)."""
+        """A roll with no legal step: the turn passes with the board unchanged (5.4.26),
+        dated by the roll that showed it (or by `f`, `t` when none was read)."""
         assert turn.dice is not None
-        outcomes = self.rules.outcomes(self.position, turn.dice)
+        outcomes = self.rules.outcomes(self.position.with_turn(turn.mover or self.position.turn),
+                                       turn.dice)
         if len(outcomes) == 1 and not outcomes[0].moves:
-            return outcomes[0], f, t
+            return (outcomes[0], *(turn.rolled_at or (f, t)))
         return None
 
     def _record_move(self, turn: Turn) -> list[RefereeEvent]:

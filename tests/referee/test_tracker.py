@@ -245,6 +245,7 @@ def test_a_roll_with_no_legal_step_passes_the_turn() -> None:
     table.press()
     move = table.named("move")[0]
     assert move.fields["moves"] == [] and table.tracker.mover is Side.BLACK
+    assert move.frame == table.named("roll")[0].frame  # known from the roll on
 
 
 def test_a_second_throw_before_any_checker_moved_is_the_movers_own() -> None:
