@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -149,4 +150,49 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         found.append(LabelledImage(directory / record["image"], boxes, values))
+    return found
+
+
+@dataclass(frozen=True)
+class GameDie:
+    """A die at rest in a game video (events.jsonl `dice_at_rest`), `centre` in crop pixels."""
+
+    centre: tuple[float, float]
+    value: int | None
+    cocked: bool
+    in_box: bool
+
+
+def dice_region(calibration: dict[str, Any]) -> tuple[int, int, int, int]:
+    """x0, y0, x1, y1: the bounding box of the tray and box zones, the live referee's crop."""
+    zones = calibration["dice_zones"]
+    points = np.array(zones["tray"] + zones["box"], np.float32)
+    x0, y0 = points.min(axis=0).astype(int)
+    x1, y1 = points.max(axis=0).astype(int)
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def game_frames(directory: Path, delay: int = 3) -> list[tuple[np.ndarray, list[GameDie]]]:
+    """The dice region of a `synth game` video, `delay` frames after every `dice_at_rest`,
+    with its dice (the dice stay put for at least half a second after coming to rest)."""
+    calibration = json.loads((directory / "calibration.json").read_text())
+    x0, y0, x1, y1 = dice_region(calibration)
+    wanted: dict[int, list[GameDie]] = {}
+    for line in (directory / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["event"] == "dice_at_rest":
+            wanted[event["frame"] + delay] = [
+                GameDie((d["centre"][0] - x0, d["centre"][1] - y0), d["value"], d["cocked"],
+                        d["in_box"]) for d in event["dice"]]
+    found = []
+    video = cv2.VideoCapture(str(directory / "game.mp4"))
+    try:
+        for index in range(max(wanted, default=-1) + 1):
+            if not video.grab():
+                break
+            if index in wanted:
+                frame = video.retrieve()[1]
+                found.append((np.ascontiguousarray(frame[y0:y1, x0:x1]), wanted[index]))
+    finally:
+        video.release()
     return found

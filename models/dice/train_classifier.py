@@ -25,9 +25,12 @@ PATCH = 96
 PATCH_SPAN = 2.6  # room around the die for rotation, shift and zoom augmentation
 
 
-def patches(items: list[LabelledImage], rng: np.random.Generator,
-            negatives_per_image: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Grey PATCH squares around each die (class = value, or cocked) and around empty spots."""
+def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_image: int = 2,
+            part_negatives: float = 0.0, cocked_parts: float = 0.0
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Grey PATCH squares around each die (class = value, or cocked), around empty spots,
+    (for a `part_negatives` share of the dice) around a small part of a die, as "none", and
+    (for a `cocked_parts` share of the cocked dice) around a box off the die's centre."""
     crops, labels = [], []
     for item in items:
         grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
@@ -38,6 +41,12 @@ def patches(items: list[LabelledImage], rng: np.random.Generator,
                 continue
             crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
             labels.append(COCKED if value == 0 else int(value))
+            if value == 0 and rng.random() < cocked_parts:
+                crops.append(crop_square(grey, _off_centre(box, rng), PATCH, PATCH_SPAN))
+                labels.append(COCKED)
+            if rng.random() < part_negatives:
+                crops.append(crop_square(grey, _part_of(box, rng), PATCH, PATCH_SPAN))
+                labels.append(0)
         for box in _empty_spots(item.boxes, grey.shape, rng, negatives_per_image):
             crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
             labels.append(0)
@@ -58,6 +67,26 @@ def _empty_spots(boxes: np.ndarray, shape: tuple[int, ...], rng: np.random.Gener
         if all(_overlap(candidate, box) < 0.05 for box in boxes):
             spots.append(candidate)
     return spots
+
+
+def _part_of(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A box a quarter to half the die's size inside it: a pip or two framed alone, as a
+    detector misled by big dice proposes them. The classifier must call it no die."""
+    x, y, w, h = box
+    side = max(w, h) * rng.uniform(0.25, 0.5)
+    cx = x + w / 2 + rng.uniform(-0.3, 0.3) * w
+    cy = y + h / 2 + rng.uniform(-0.3, 0.3) * h
+    return np.array([cx - side / 2, cy - side / 2, side, side], np.float32)
+
+
+def _off_centre(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Most of the die, off its centre: a detector often frames only the lit face of a cocked
+    die, and the crop around that must still read as cocked."""
+    x, y, w, h = box
+    side = max(w, h) * rng.uniform(0.65, 0.85)
+    cx = x + w / 2 + rng.uniform(-0.2, 0.2) * w
+    cy = y + h / 2 + rng.uniform(-0.2, 0.2) * h
+    return np.array([cx - side / 2, cy - side / 2, side, side], np.float32)
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
@@ -88,10 +117,15 @@ def main() -> None:
     parser.add_argument("--per-epoch", type=int, default=16000, help="crops drawn per epoch")
     parser.add_argument("--cocked-weight", type=float, default=4.0,
                         help="how much more often cocked crops are drawn (they are rare)")
+    parser.add_argument("--part-negatives", type=float, default=0.0,
+                        help="share of dice that also give a crop of a part of the die as none")
+    parser.add_argument("--cocked-parts", type=float, default=0.0,
+                        help="share of cocked dice that also give a crop off their centre")
     args = parser.parse_args()
     rng = seeded(args)
     items = training_items(args)
-    stored, labels = patches(items, rng)
+    stored, labels = patches(items, rng, part_negatives=args.part_negatives,
+                             cocked_parts=args.cocked_parts)
     counts = np.bincount(labels, minlength=len(CLASSES))
     print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)))
     model = start_from(DieClassifier(len(CLASSES)), args)
@@ -124,7 +158,9 @@ def main() -> None:
     save(model, args, "classifier", torch.zeros(1, 1, CROP_SIZE, CROP_SIZE),
          ("crops", "logits"), {"crops": {0: "n"}, "logits": {0: "n"}},
          {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
-          "cocked_weight": args.cocked_weight, "crops": counts.tolist()})
+          "cocked_weight": args.cocked_weight,
+          "part_negatives": args.part_negatives, "cocked_parts": args.cocked_parts,
+          "crops": counts.tolist()})
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import torch
 
@@ -23,11 +24,15 @@ def training_parser(description: str, epochs: int, batch: int) -> argparse.Argum
     parser.add_argument("--synthetic", type=Path, action="append", default=[])
     parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads for torch and OpenCV (the dev machine is shared)")
     return parser
 
 
 def seeded(args: argparse.Namespace) -> np.random.Generator:
-    """Seed torch and give the run's one numpy generator."""
+    """Seed torch, set the threads, and give the run's one numpy generator."""
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(args.threads)
     torch.manual_seed(args.seed)
     return np.random.default_rng(args.seed)
 

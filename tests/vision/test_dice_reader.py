@@ -34,8 +34,8 @@ def test_rejects_what_is_not_a_colour_image(reader: DiceReader) -> None:
 
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_reads_real_desk_webcam_photographs(reader: DiceReader) -> None:
-    # A source never trained on. The committed models read 57 of these 64 dice (89%) and
-    # invent 7; the floor catches a regression, the model card gives the full figures.
+    # A source never trained on. The committed models read 60 of these 64 dice right (94%)
+    # and invent 1; the floor catches a regression, the model card gives the full figures.
     from models.dice.data import desk_webcam
     from models.dice.evaluate import match
 
@@ -46,8 +46,8 @@ def test_reads_real_desk_webcam_photographs(reader: DiceReader) -> None:
             total += truth != -1
             right += truth != -1 and read == truth
     assert total == 64
-    assert right / total >= 0.85
-    assert invented <= 14
+    assert right / total >= 0.9
+    assert invented <= 4
 
 
 def test_read_dice_command_reports_bad_files_and_goes_on(
@@ -78,3 +78,53 @@ def test_duplicate_candidates_of_one_die_are_suppressed() -> None:
     kept, scores = suppress_duplicates(boxes, np.array([0.5, 0.9, 0.4], np.float32))
     assert kept.tolist() == [[110, 105, 50, 50], [300, 300, 40, 40]]
     assert scores.tolist() == pytest.approx([0.9, 0.4])
+
+
+def test_tray_scenes_label_the_dice_they_draw() -> None:
+    from synth.game.dice_scenes import tray_scene
+
+    cocked = 0
+    for i in range(8):
+        image, dice, quality = tray_scene(np.random.default_rng([7, i]))
+        again, _, _ = tray_scene(np.random.default_rng([7, i]))
+        assert np.array_equal(image, again)  # a picture depends on its seed alone
+        assert 35 <= quality <= 95
+        height, width = image.shape[:2]
+        for die in dice:
+            x, y, w, h = die["box"]
+            cx, cy = die["centre"]
+            assert x >= 0 and x + w <= width and y >= 0 and y + h <= height
+            assert 0 < die["visible_px"] <= w * h
+            assert die["cocked"] == (die["value"] is None)
+            assert x - w / 2 <= cx <= x + 1.5 * w and y - h / 2 <= cy <= y + 1.5 * h
+            cocked += die["cocked"]
+            # the box frames the die: its middle differs from the tray around it
+            patch = image[y : y + h, x : x + w].astype(float)
+            assert patch.std() > 5
+    assert cocked > 0
+
+
+def test_reads_the_game_videos_dice(reader: DiceReader) -> None:
+    # Trays drawn by the game videos' own dice drawing, of a seed never trained on (training
+    # used seed 1). The committed models read 45 of these 47 dice right and invent none; the
+    # model card has the figures on whole game videos.
+    from synth.game.dice_scenes import tray_scene
+
+    total = right = invented = 0
+    for i in range(24):
+        image, dice, _ = tray_scene(np.random.default_rng([90210, i]))
+        found = reader.read(image)
+        used: set[int] = set()
+        for die in dice:
+            for k, reading in enumerate(found):
+                x, y, w, h = reading.box
+                if k not in used and np.hypot(x + w / 2 - die["centre"][0],
+                                              y + h / 2 - die["centre"][1]) < 0.3 * max(w, h):
+                    used.add(k)
+                    right += reading.cocked == die["cocked"] and reading.value == die["value"]
+                    break
+        total += len(dice)
+        invented += len(found) - len(used)
+    assert total >= 40
+    assert right / total >= 0.9
+    assert invented <= 2
