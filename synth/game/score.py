@@ -35,6 +35,10 @@ FLAGS = ("illegal_move", "premature_throw", "move_accepted", "wrong_start", "thr
 TOLERANCE = 12  # frames
 # Decisions that wait on what the players do next are dated by when they became clear.
 LATE_TOLERANCE = {"roll": 75, "throw_not_counted": 45}
+# Events dated by a throw: the referee sees the throw begin when the dice first move in view,
+# which for a hand carried across the tray is up to 0.6 s before they leave it.
+THROW_TOLERANCE = 20
+THROWN = ("move_accepted", "premature_throw")
 
 
 @dataclass
@@ -92,7 +96,7 @@ def score(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]]) -> Sc
 
 def _match(event: dict[str, Any], name: str, seen: Sequence[dict[str, Any]],
            used: set[int]) -> bool:
-    tolerance = TOLERANCE
+    tolerance = THROW_TOLERANCE if event["event"] in THROWN else TOLERANCE
     if event.get("premature") or event["event"] == "throw_not_counted":
         tolerance = LATE_TOLERANCE[event["event"]]
     for index, candidate in enumerate(seen):

@@ -50,3 +50,12 @@ def test_a_flag_the_truth_does_not_have_is_a_false_flag() -> None:
     log = [*referee_log(), {"event": "illegal_move", "frame": 240, "player": "black"}]
     result = score(TRUTH, log)
     assert result.turns_right == 1 and len(result.false_flags) == 1
+
+
+def test_a_decision_dated_by_the_throw_may_be_seen_as_the_dice_first_move() -> None:
+    truth = [*TRUTH[:3], {"event": "move_accepted", "frame": 190, "player": "black"},
+             *TRUTH[3:]]
+    for offset, right in ((-17, 2), (-25, 1)):
+        log = [*referee_log(), {"event": "move_accepted", "frame": 190 + offset,
+                                "player": "black"}]
+        assert score(truth, log).turns_right == right
