@@ -276,12 +276,17 @@ class GameTracker:
         if self._stale:
             self.closing = (turn, f, t)
             return []
-        events = self._judge_final(turn, f, t)
-        if turn.flagged is not None and turn.mover is not None:
-            return events + self._accept(turn, f, t)
-        if turn.candidate is None:
-            return events + self._unseen(turn, f, t)
-        return events + self._record_move(turn)
+        return self._judge_final(turn, f, t) + self._conclude(turn, (f, t), (f, t))
+
+    def _conclude(self, turn: Turn, thrown: tuple[int, float],
+                  seen: tuple[int, float]) -> list[RefereeEvent]:
+        """What the opponent's throw (at `thrown`) leaves of a judged turn: an illegal
+        position accepted, the legal move recorded, or a move never seen (as of `seen`)."""
+        if turn.flagged is not None:
+            return self._accept(turn, *thrown)
+        if turn.candidate is not None:
+            return self._record_move(turn)
+        return self._unseen(turn, *seen)
 
     def _judge_final(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
         """The turn is over and the board as last seen is its end: a partial play is no
@@ -359,15 +364,8 @@ class GameTracker:
         self.closing = None
         if turn.dice is None or turn.mover is None:
             return []
-        mover = self.mover
-        self.mover = turn.mover
         events = self._judge(turn, belief, f, t, final=True)
-        self.mover = mover
-        if turn.flagged is not None:
-            return events + self._accept(turn, ended_frame, ended_time)
-        if turn.candidate is not None:
-            return events + self._record_move(turn)
-        return events + self._unseen(turn, f, t)
+        return events + self._conclude(turn, (ended_frame, ended_time), (f, t))
 
     def _unseen(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
         assert turn.mover is not None and turn.dice is not None
