@@ -11,7 +11,8 @@ measures:
 - latency: from the service storing an event to a client receiving it (one machine, one
   clock), as percentiles over every event and client;
 - lag: how far the referee runs behind the video, per event: the wall time since its table
-  started less the event's time in the video (beyond what the tracker's rules hold back).
+  started less the video time of the frame that decided the event (`decided`; what the
+  rules make the referee wait for, such as a move confirmed at the clock press, is not lag).
   A lag that grows through the run means the machine does not keep up with that many tables.
 
 Prints one JSON line of figures.
@@ -97,8 +98,8 @@ async def run(args: argparse.Namespace, base: str, token: str, videos: list[Path
 def figures(received: list[list[tuple[float, dict[str, Any]]]], started: dict[int, float],
             seconds: float) -> dict[str, Any]:
     latency = [(at - m["received_at"]) * 1000 for got in received for at, m in got]
-    lags = [m["received_at"] - started[m["table_id"]] - m["event"]["time"]
-            for at, m in received[0] if "time" in m["event"]]
+    lags = [m["received_at"] - started[m["table_id"]] - m["event"]["decided"]
+            for at, m in received[0] if "decided" in m["event"]]
     events = len(received[0])
 
     def percentiles(values: list[float]) -> dict[str, float]:

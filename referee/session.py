@@ -51,7 +51,9 @@ class TableSession:
         self.evidence.add(item.index, item.image if seen.preview is None else seen.preview)
         out = []
         for event in events:
-            data = event.to_json()
+            # `time` is when the video shows it; `decided` is the video time of the frame
+            # that settled it (a move shown when the board settled is decided at the press).
+            data = {**event.to_json(), "decided": round(item.time, 3)}
             if event.event in FLAG_EVENTS:
                 self.flags += 1
                 data["evidence"] = self.evidence.flag(f"{self.flags:03d}-{event.event}",
