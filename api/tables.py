@@ -64,6 +64,8 @@ class TableManager:
             worker = self._workers.get(table_id)
         if worker is not None and kind == "position":
             worker.positions.put(Position.from_json(value))
+        elif worker is not None and kind == "dice":
+            worker.rolls.put((int(value[0]), int(value[1])))
         return stored
 
     def _publish(self, stored: StoredEvent) -> StoredEvent:
@@ -139,6 +141,7 @@ class TableWorker(threading.Thread):
         self.opened = threading.Event()  # the source opened, or failed to
         self.halt = threading.Event()
         self.positions: queue.Queue[Position] = queue.Queue()  # judges' overrides of the board
+        self.rolls: queue.Queue[tuple[int, int]] = queue.Queue()  # and of the dice
         self.latest: np.ndarray | None = None
 
     def run(self) -> None:
@@ -197,6 +200,11 @@ class TableWorker(threading.Thread):
             while not self.positions.empty():
                 position = self.positions.get_nowait()
                 session.tracker.resume(position, position.turn)
+            while not self.rolls.empty() and isinstance(item, Frame):
+                judged = session.tracker.override_dice(self.rolls.get_nowait(), item.index,
+                                                       item.time)
+                for event in judged:
+                    self.manager.append(self.row.id, event.to_json())
             try:
                 events = session.feed(item)
             except ValueError as error:  # a frame the calibration does not fit

@@ -120,6 +120,23 @@ class GameTracker:
 
     # -- input ------------------------------------------------------------------------------
 
+    def override_dice(self, dice: Dice, frame: int, time: float) -> list[RefereeEvent]:
+        """A judge reads the roll of the turn in play: it stands as read with certainty, and
+        the board as last seen is judged again with it."""
+        turn = self.turn
+        if turn is None or turn.mover is None:
+            return []
+        turn.dice, turn.roll_confidence = dice, 1.0
+        if turn.stage is Stage.THROWN:
+            turn.stage, turn.rolled_at = Stage.ROLLED, (frame, time)
+        events = [RefereeEvent("roll", frame, time, {"player": turn.mover.value,
+                                                     "dice": list(dice), "judge": True})]
+        if turn.moved and self._latest is not None:
+            turn.flagged = None  # judged again below, against the roll as read by the judge
+            turn.stage = Stage.ROLLED
+            events += self._judge(turn, self._latest, *self._latest_at)
+        return events
+
     def update(self, seen: Observation) -> list[RefereeEvent]:
         if self.over:
             return []

@@ -271,3 +271,15 @@ def test_half_a_move_left_at_the_clock_press_is_judged_as_dice_unplayed() -> Non
     assert "5.4.26" in [v["rule"] for v in flag.fields["violations"]]
     table.throw((3, 1))
     assert "move_accepted" in table.kinds()
+
+
+def test_a_judges_reading_of_the_dice_stands_and_the_board_is_judged_again() -> None:
+    table = long_table()
+    table.throw((4, 4))  # misread, read with confidence: the move is flagged
+    table.move_to(WHITE_65)
+    assert "illegal_move" in table.kinds()
+    events = table.tracker.override_dice((6, 5), table.frame, table.frame / FPS)
+    assert [e.event for e in events] == ["roll"] and events[0].fields["judge"]
+    table.events += events
+    table.press()
+    assert table.named("move")[0].fields["dice"] == [6, 5]
