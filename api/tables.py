@@ -203,8 +203,8 @@ class TableWorker(threading.Thread):
             while not self.rolls.empty() and isinstance(item, Frame):
                 judged = session.tracker.override_dice(self.rolls.get_nowait(), item.index,
                                                        item.time)
-                for event in judged:
-                    self.manager.append(self.row.id, event.to_json())
+                for decided in judged:
+                    self.manager.append(self.row.id, decided.to_json())
             try:
                 events = session.feed(item)
             except ValueError as error:  # a frame the calibration does not fit
