@@ -92,11 +92,24 @@ def log_likelihood(belief: BoardBelief, position: Position) -> float:
     total = 0.0
     for point in range(1, 25):
         if point not in belief.occluded:
-            probability = belief.points[point].get(content_of(position, point), 0.0)
+            readings = belief.points[point]
+            probability = max(readings.get(content, 0.0) for content in seen_as(position, point))
             total += math.log(max(probability, FLOOR))
     for side, beliefs in belief.bar.items():
         total += math.log(max(beliefs.get(position.counts(side)[BAR], 0.0), FLOOR))
     return total
+
+
+def seen_as(position: Position, point: int) -> list[Content]:
+    """What the reader may show on white's `point`: its content, or for a stack of both
+    colours (a checker put on the opponent's point), either colour alone, the top ones or
+    all of them, since the reader has no class for it."""
+    white = position.white[point]
+    black = position.opponent_on(Side.WHITE, point)
+    if white and black:
+        return [(Side.WHITE, white), (Side.BLACK, black), (Side.WHITE, white + black),
+                (Side.BLACK, white + black)]
+    return [content_of(position, point)]
 
 
 MIN_MARGIN = 4.0  # nats by which a reading must beat every legal explanation to be flagged
@@ -104,6 +117,9 @@ MIN_POINT_CONFIDENCE = 0.97  # a point read at least this sure is taken as seen
 # Evidence spread over several points, none sure on its own, that still outweighs every legal
 # explanation this much (e^9: about 8000 to 1) is a flag too.
 STRONG_MARGIN = 9.0
+# The most a recount may cost (nats) to keep fifteen checkers a side: cheaper than a flag,
+# so that a checker gone from a sure point is not hidden in a doubtful stack elsewhere.
+MAX_RECOUNT = 3.0
 HEAD = 24  # each side's first point, where the judge adds or removes checkers (5.4.44-45)
 
 
@@ -153,12 +169,14 @@ def explain(rules: Rules, before: Position, dice: Dice | None, belief: BoardBeli
                                    key=lambda c: log_likelihood(belief, c[1]))
     score = log_likelihood(belief, explained)
     turn = before.turn.other if dice is not None else before.turn
-    observed = likeliest_count(belief, belief.best_guess(before), before).with_turn(turn)
+    guess = belief.best_guess(before)
+    # The mover's checker read as one more of the opponent's: no legal play makes an
+    # opponent's stack grow, so that reading needs no sure point to be flagged.
+    stacked = stacked_on_enemy(guess, before) if dice is not None else guess
+    observed = likeliest_count(belief, stacked, before).with_turn(turn)
     margin = log_likelihood(belief, observed) - score
-    if margin < MIN_MARGIN or (fitting and margin < STRONG_MARGIN):
+    if margin < MIN_MARGIN or (fitting and margin < STRONG_MARGIN and stacked == guess):
         return Explanation(kind, explained, outcome, observed, score)
-    if dice is not None:
-        observed = stacked_on_enemy(observed, before)
     verdict = check(rules, before, dice, observed) if dice is not None else None
     if verdict is not None and verdict.legal:  # the change is legal after all: take it
         return Explanation(kind, explained, outcome, observed, score)
@@ -173,16 +191,21 @@ def stacked_on_enemy(observed: Position, before: Position) -> Position:
     the mover, standing on those points (a closed point, 5.4.12)."""
     mover, opponent = before.turn, before.turn.other
     own, other = list(observed.counts(mover)), list(observed.counts(opponent))
+    # Borne-off checkers as before: a guess counts any checker it misses as borne off.
+    own[OFF], other[OFF] = before.counts(mover)[OFF], before.counts(opponent)[OFF]
     short = CHECKERS_PER_SIDE - sum(own)
     grown = [p for p in range(1, 25) if other[p] > before.counts(opponent)[p]]
+    given = 0
     for point in grown:
         extra = min(other[point] - before.counts(opponent)[point],
-                    short, sum(other) - CHECKERS_PER_SIDE)
+                    short - given, sum(other) - CHECKERS_PER_SIDE)
         if extra <= 0:
             break
         other[point] -= extra
         own[opposite_point(observed.variant, point)] += extra
-        short -= extra
+        given += extra
+    if not given:
+        return observed
     white, black = (own, other) if mover is Side.WHITE else (other, own)
     return Position(observed.variant, observed.turn, tuple(white), tuple(black))
 
@@ -237,7 +260,7 @@ def likeliest_count(belief: BoardBelief, guess: Position, before: Position) -> P
     read as 10 or as 14 is likelier than checkers gone or added. Borne-off checkers stay off
     (`before`'s); a side with all its checkers home may have borne off up to four more. Counts
     change where the reading least supports them, and only while the change costs under
-    MIN_MARGIN: what the reading is sure of stands, even if impossible (a real removal)."""
+    MAX_RECOUNT: what the reading is sure of stands, even if impossible (a real removal)."""
     counts = {side: list(guess.counts(side)) for side in Side}
     for side, own in counts.items():
         own[OFF] = before.counts(side)[OFF]
@@ -270,7 +293,7 @@ def _account(belief: BoardBelief, side: Side, own: list[int], variant: Variant) 
         if not options:
             return
         per_checker, point, new = min(options)
-        if per_checker * abs(new - own[point]) >= MIN_MARGIN:
+        if per_checker * abs(new - own[point]) >= MAX_RECOUNT:
             return
         own[point] = new
 

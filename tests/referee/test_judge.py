@@ -127,3 +127,20 @@ def test_a_checker_on_the_opponents_point_is_flagged_as_a_closed_point() -> None
     found = explain(RULES, before, (6, 1), BoardBelief(tuple(points), certain.bar))
     assert found.flag and found.observed.white == onto.white
     assert "5.4.12" in [v.rule for v in found.verdict.violations] if found.verdict else False
+
+
+def test_a_checker_read_as_the_opponents_on_his_point_is_flagged_without_a_sure_point() -> None:
+    # White 24/21 onto black's lone checker (long nardy: any enemy checker closes a point):
+    # the reader shows black 2 there (0.77) and the head one short (0.62), neither sure.
+    before = position("long", "white", white={24: 13, 20: 1, 4: 1},
+                      black={24: 13, 9: 1, 13: 1})
+    seen = position("long", "black", white={24: 12, 18: 1, 4: 1},
+                    black={24: 13, 9: 2, 13: 1})
+    certain = BoardBelief.certain(seen)
+    points = list(certain.points)
+    points[21] = {(Side.BLACK, 2): 0.77, (Side.BLACK, 1): 0.005, (Side.WHITE, 1): 0.075,
+                  (Side.WHITE, 2): 0.15}
+    points[24] = {(Side.WHITE, 12): 0.62, (Side.WHITE, 13): 0.05, (Side.WHITE, 11): 0.33}
+    found = explain(RULES, before, (1, 2), BoardBelief(tuple(points), certain.bar))
+    assert found.flag and found.observed.white[21] == 1 and found.observed.black[9] == 1
+    assert "5.4.12" in [v.rule for v in found.verdict.violations] if found.verdict else False
