@@ -63,7 +63,8 @@ class BoardBelief:
 
     def best_guess(self, variant_of: Position) -> Position:
         """The most likely content of each point on its own: may break every rule, even the
-        checker count, which is what an illegal move or a misread looks like."""
+        checker count, which is what an illegal move or a misread looks like. Borne-off
+        checkers are `variant_of`'s: the camera does not judge the trays."""
         white, black = [0] * 26, [0] * 26
         for point in range(1, 25):
             side, count = max(self.points[point].items(), key=lambda item: item[1])[0]
@@ -75,8 +76,7 @@ class BoardBelief:
             beliefs = self.bar.get(side)
             counts[BAR] = (max(beliefs.items(), key=lambda item: item[1])[0] if beliefs
                            else variant_of.counts(side)[BAR])
-            # Borne-off checkers may be out of view: take whatever completes fifteen.
-            counts[OFF] = max(0, 15 - sum(counts[1:]))
+            counts[OFF] = variant_of.counts(side)[OFF]
         return Position(variant_of.variant, variant_of.turn, tuple(white), tuple(black))
 
 
@@ -173,7 +173,7 @@ def explain(rules: Rules, before: Position, dice: Dice | None, belief: BoardBeli
     # The mover's checker read as one more of the opponent's: no legal play makes an
     # opponent's stack grow, so that reading needs no sure point to be flagged.
     stacked = stacked_on_enemy(guess, before) if dice is not None else guess
-    observed = likeliest_count(belief, stacked, before).with_turn(turn)
+    observed = likeliest_count(belief, stacked).with_turn(turn)
     margin = log_likelihood(belief, observed) - score
     if margin < MIN_MARGIN or (fitting and margin < STRONG_MARGIN and stacked == guess):
         return Explanation(kind, explained, outcome, observed, score)
@@ -191,8 +191,6 @@ def stacked_on_enemy(observed: Position, before: Position) -> Position:
     the mover, standing on those points (a closed point, 5.4.12)."""
     mover, opponent = before.turn, before.turn.other
     own, other = list(observed.counts(mover)), list(observed.counts(opponent))
-    # Borne-off checkers as before: a guess counts any checker it misses as borne off.
-    own[OFF], other[OFF] = before.counts(mover)[OFF], before.counts(opponent)[OFF]
     short = CHECKERS_PER_SIDE - sum(own)
     grown = [p for p in range(1, 25) if other[p] > before.counts(opponent)[p]]
     given = 0
@@ -255,15 +253,15 @@ def apply_step(position: Position, move: Move) -> Position | None:
     return Position(position.variant, mover, tuple(white), tuple(black))
 
 
-def likeliest_count(belief: BoardBelief, guess: Position, before: Position) -> Position:
+def likeliest_count(belief: BoardBelief, guess: Position) -> Position:
     """The reading's guess with each side's fifteen checkers accounted for: a stack of 13
-    read as 10 or as 14 is likelier than checkers gone or added. Borne-off checkers stay off
-    (`before`'s); a side with all its checkers home may have borne off up to four more. Counts
+    read as 10 or as 14 is likelier than checkers gone or added. Borne-off checkers stay as
+    the guess has them (the position before); a side with all its checkers home may have
+    borne off up to four more. Counts
     change where the reading least supports them, and only while the change costs under
     MAX_RECOUNT: what the reading is sure of stands, even if impossible (a real removal)."""
     counts = {side: list(guess.counts(side)) for side in Side}
     for side, own in counts.items():
-        own[OFF] = before.counts(side)[OFF]
         missing = CHECKERS_PER_SIDE - sum(own)
         if missing > 0 and all(n == 0 for n in own[7:]):
             own[OFF] += min(missing, 4)  # bearing off this turn

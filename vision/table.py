@@ -152,7 +152,7 @@ class TableObserver:
         field_width = float(np.linalg.norm(corners[1] - corners[0]))
         checker_area = np.pi / 4 * (CHECKER_SHARE * field_width * SCALE) ** 2
         self.board_change = min(self.still_share, 0.2 * checker_area / self.board_mask.sum())
-        if self.setup.zones is not None:
+        if self.setup.zones is not None and self.watcher is None:
             self.tray = TrayCamera(self.setup.zones, self.dice_reader, (width, height),
                                    self.still_share, exclude=self.board_mask)
         elif self.watcher is None:
@@ -191,7 +191,8 @@ class TableObserver:
         if self.tray is not None:
             dice_events = self.tray.observe(frame, time, image, grey)
             dice = self.tray.dice
-        if self.watcher is not None:  # stands in for the tray's own watcher
+        else:
+            assert self.watcher is not None
             dice_events = self.watcher.update(frame, time, dice, 0.0)
 
         board_moving = changed_share(previous, grey, self.board_mask) >= self.board_change

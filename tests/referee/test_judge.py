@@ -81,7 +81,7 @@ def test_hidden_points_do_not_count() -> None:
 def test_a_tall_stack_misread_by_one_does_not_add_a_checker() -> None:
     # The head read as 15 (doubtfully) after a checker left it: 14 is the count to take.
     belief = blurred(LEGAL_AFTER, 24, (Side.WHITE, 15), 0.8)
-    guess = likeliest_count(belief, belief.best_guess(START), START)
+    guess = likeliest_count(belief, belief.best_guess(START))
     assert guess.total(Side.WHITE) == 15 and guess.white[24] == 14
 
 
@@ -109,7 +109,7 @@ def test_checkers_borne_off_this_turn_are_counted_off() -> None:
     home = position("long", "white", white={6: 3, 5: 12}, black={24: 15})
     after = position("long", "black", white={6: 2, 5: 11}, black={24: 15}, off=(2, 0))
     belief = BoardBelief.certain(after)
-    guess = likeliest_count(belief, belief.best_guess(home), home)
+    guess = likeliest_count(belief, belief.best_guess(home))
     assert guess.white == after.white
 
 
