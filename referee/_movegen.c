@@ -236,14 +236,34 @@ search(const Rules *rules, const State *start, const int *dice, int n_dice,
     return depth;
 }
 
+/* A tuple of the 26 counts, read through `order` when given (the mirror table). */
 static PyObject *
-small_int_pair(int a, int b)
+counts_tuple(const unsigned char *counts, const unsigned char *order)
 {
-    PyObject *pair = PyTuple_New(2);
+    PyObject *result = PyTuple_New(POINTS);
+    if (result == NULL)
+        return NULL;
+    for (int p = 0; p < POINTS; p++) {
+        PyObject *count = PyLong_FromLong(counts[order ? order[p] : p]);
+        if (count == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, p, count); /* steals */
+    }
+    return result;
+}
+
+/* (start, end) as an instance of move_type, a subclass of tuple (Rules' Move), built the
+ * way tuple's own __new__ builds subclass instances, which is what calling it would do. */
+static PyObject *
+move_pair(PyTypeObject *move_type, int start, int end)
+{
+    PyObject *pair = move_type->tp_alloc(move_type, 2);
     if (pair == NULL)
         return NULL;
-    PyObject *first = PyLong_FromLong(a);
-    PyObject *second = first ? PyLong_FromLong(b) : NULL;
+    PyObject *first = PyLong_FromLong(start);
+    PyObject *second = first ? PyLong_FromLong(end) : NULL;
     if (second == NULL) {
         Py_XDECREF(first);
         Py_DECREF(pair);
@@ -254,27 +274,29 @@ small_int_pair(int a, int b)
     return pair;
 }
 
-/* (own bytes, opp bytes, ((start, end), ...)) for one outcome; a new reference or NULL. */
+/* (own counts, opponent's counts in his numbering, moves) for one outcome; a new reference
+ * or NULL. Built here, in the caller's types, because converting in Python cost more than
+ * the search itself. */
 static PyObject *
-outcome_tuple(const State *state)
+outcome_tuple(const State *state, const unsigned char *mirror, PyTypeObject *move_type)
 {
     PyObject *result = PyTuple_New(3);
     if (result == NULL)
         return NULL;
-    PyObject *own = PyBytes_FromStringAndSize((const char *)state->own, POINTS);
+    PyObject *own = counts_tuple(state->own, NULL);
     if (own == NULL)
         goto fail;
     PyTuple_SET_ITEM(result, 0, own);
-    PyObject *opp = PyBytes_FromStringAndSize((const char *)state->opp, POINTS);
-    if (opp == NULL)
+    PyObject *theirs = counts_tuple(state->opp, mirror);
+    if (theirs == NULL)
         goto fail;
-    PyTuple_SET_ITEM(result, 1, opp);
+    PyTuple_SET_ITEM(result, 1, theirs);
     PyObject *moves = PyTuple_New(state->n_moves);
     if (moves == NULL)
         goto fail;
     PyTuple_SET_ITEM(result, 2, moves);
     for (int i = 0; i < state->n_moves; i++) {
-        PyObject *move = small_int_pair(state->moves[i][0], state->moves[i][1]);
+        PyObject *move = move_pair(move_type, state->moves[i][0], state->moves[i][1]);
         if (move == NULL)
             goto fail;
         PyTuple_SET_ITEM(moves, i, move);
@@ -295,10 +317,13 @@ byte_sum(const unsigned char *counts)
 }
 
 PyDoc_STRVAR(plays_doc,
-"plays(own, opp, die1, die2, head_limit, closed_from, hits, block, front, route, at_route)\n"
+"plays(own, opp, die1, die2, head_limit, closed_from, hits, block, front, route, at_route,\n"
+"      mirror, move_type)\n"
 "--\n\n"
-"The distinct outcomes of a roll from the mover's view, as Rules.outcomes finds them:\n"
-"a list of (own, opp, moves), own and opp 26 bytes each, moves a tuple of (start, end).\n"
+"The distinct outcomes of a roll, as Rules.outcomes finds them: a list of (own, theirs,\n"
+"moves), own the mover's 26 counts, theirs the opponent's read back to his own numbering\n"
+"through mirror (26 bytes, theirs[p] = opp[mirror[p]]), moves a tuple of move_type (a\n"
+"subclass of tuple) pairs (start, end). own and opp come in as 26 bytes each.\n"
 "route (25 bytes) and at_route (24 bytes) are LongNardy's block tables, read when block\n"
 "is true. Returns None when a count is too large for a byte (the caller falls back).");
 
@@ -306,17 +331,29 @@ static PyObject *
 plays(PyObject *module, PyObject *args)
 {
     (void)module;
-    const char *own_in, *opp_in, *route_in, *at_route_in; /* what y# gives */
-    Py_ssize_t own_len, opp_len, route_len, at_route_len;
+    const char *own_in, *opp_in, *route_in, *at_route_in, *mirror_in; /* what y# gives */
+    Py_ssize_t own_len, opp_len, route_len, at_route_len, mirror_len;
+    PyTypeObject *move_type;
     int die1, die2;
     Rules rules;
-    if (!PyArg_ParseTuple(args, "y#y#iiiippiy#y#:plays", &own_in, &own_len, &opp_in,
+    if (!PyArg_ParseTuple(args, "y#y#iiiippiy#y#y#O!:plays", &own_in, &own_len, &opp_in,
                           &opp_len, &die1, &die2, &rules.head_limit, &rules.closed_from,
                           &rules.hits, &rules.block, &rules.front, &route_in, &route_len,
-                          &at_route_in, &at_route_len))
+                          &at_route_in, &at_route_len, &mirror_in, &mirror_len, &PyType_Type,
+                          &move_type))
         return NULL;
-    if (own_len != POINTS || opp_len != POINTS) {
-        PyErr_SetString(PyExc_ValueError, "own and opp must be 26 bytes each");
+    if (own_len != POINTS || opp_len != POINTS || mirror_len != POINTS) {
+        PyErr_SetString(PyExc_ValueError, "own, opp and mirror must be 26 bytes each");
+        return NULL;
+    }
+    for (int p = 0; p < POINTS; p++) {
+        if ((unsigned char)mirror_in[p] >= POINTS) {
+            PyErr_SetString(PyExc_ValueError, "mirror must map points 0-25 to 0-25");
+            return NULL;
+        }
+    }
+    if (!PyType_IsSubtype(move_type, &PyTuple_Type) || move_type->tp_itemsize == 0) {
+        PyErr_SetString(PyExc_TypeError, "move_type must be a subclass of tuple");
         return NULL;
     }
     if (die1 < 1 || die1 > 6 || die2 < 1 || die2 > 6) {
@@ -417,7 +454,8 @@ plays(PyObject *module, PyObject *args)
     if (result == NULL)
         goto done;
     for (Py_ssize_t i = 0; i < distinct.n; i++) {
-        PyObject *outcome = outcome_tuple(&distinct.items[i]);
+        PyObject *outcome =
+            outcome_tuple(&distinct.items[i], (const unsigned char *)mirror_in, move_type);
         if (outcome == NULL) {
             Py_CLEAR(result);
             goto done;

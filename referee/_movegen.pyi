@@ -1,3 +1,7 @@
+from typing import TypeVar
+
+_Pair = TypeVar("_Pair", bound=tuple[int, int])
+
 def plays(
     own: bytes,
     opp: bytes,
@@ -10,5 +14,7 @@ def plays(
     front: int,
     route: bytes,
     at_route: bytes,
+    mirror: bytes,
+    move_type: type[_Pair],
     /,
-) -> list[tuple[bytes, bytes, tuple[tuple[int, int], ...]]] | None: ...
+) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[_Pair, ...]]] | None: ...

@@ -21,7 +21,6 @@ import enum
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import starmap
 from typing import ClassVar, NamedTuple
 
 from referee.position import BAR, OFF, Position, Side, Variant, mirror_table, opposite_point
@@ -146,6 +145,7 @@ class Rules:
             raise ValueError("head_exception must be 'second' or 'both'")
         self.head_exception = head_exception
         self.mirror = mirror_table(self.variant)
+        self.mirror_bytes = bytes(self.mirror)
 
     # -- hooks -----------------------------------------------------------------------------
 
@@ -175,7 +175,7 @@ class Rules:
         theirs = [opp[p] for p in self.mirror]
         mover = position.turn
         pair = (tuple(own), tuple(theirs)) if mover is Side.WHITE else (tuple(theirs), tuple(own))
-        return Position(self.variant, mover.other, *pair)
+        return Position.trusted(self.variant, mover.other, *pair)
 
     # -- single steps ----------------------------------------------------------------------
 
@@ -259,9 +259,16 @@ class Rules:
         front = self.block_front(start)
         native = self._native_plays(start, dice, head_limit, front) if _movegen else None
         if native is not None:
+            next_turn, variant = position.turn.other, self.variant
+            white_moves = position.turn is Side.WHITE
             return [
-                Outcome(self._board(position, own, opp), tuple(starmap(Move, moves)))
-                for own, opp, moves in native
+                Outcome(
+                    Position.trusted(variant, next_turn, own, theirs)
+                    if white_moves
+                    else Position.trusted(variant, next_turn, theirs, own),
+                    moves,
+                )
+                for own, theirs, moves in native
             ]
         big, small = max(dice), min(dice)
         orders = [(big,) * 4] if big == small else [(big, small), (small, big)]
@@ -303,14 +310,15 @@ class Rules:
 
     def _native_plays(
         self, start: _Turn, dice: Dice, head_limit: int, front: int | None
-    ) -> list[tuple[bytes, bytes, tuple[tuple[int, int], ...]]] | None:
-        """`outcomes`' search in C: (own, opp, moves) per outcome, in the same order with the
-        same moves as the Python search; None where the extension leaves the input to it."""
+    ) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[Move, ...]]] | None:
+        """`outcomes`' search in C: (own, theirs, moves) per outcome, theirs in the opponent's
+        numbering, in the same order with the same moves as the Python search; None where the
+        extension leaves the input to it."""
         assert _movegen is not None
         route, at_route = self.native_route
         return _movegen.plays(
             bytes(start.own), bytes(start.opp), *dice, head_limit, self.closed_from,
-            self.hits, front is not None, front or 0, route, at_route,
+            self.hits, front is not None, front or 0, route, at_route, self.mirror_bytes, Move,
         )
 
     def play(self, position: Position, dice: Dice, moves: Sequence[Move]) -> Position:

@@ -18,7 +18,7 @@ import pytest
 
 from referee import rules as rules_module
 from referee.position import Position, Side, Variant
-from referee.rules import Dice, Outcome, Rules, rules_for
+from referee.rules import Dice, Move, Outcome, Rules, rules_for
 from referee.selfplay import random_game
 
 movegen: ModuleType = pytest.importorskip("referee._movegen")
@@ -93,14 +93,18 @@ def test_random_games(variant: Variant, head: str) -> None:
 
 def test_falls_back_or_refuses_bad_input() -> None:
     board = bytes(26)
-    args = (3, 1, 1, 1, False, False, 0, b"", b"")
-    assert movegen.plays(board, board, *args) == [(board, board, ())]  # nothing to move
+    args = (3, 1, 1, 1, False, False, 0, b"", b"", bytes(26), Move)
+    assert movegen.plays(board, board, *args) == [((0,) * 26, (0,) * 26, ())]  # nothing to move
     with pytest.raises(ValueError):
         movegen.plays(board[:25], board, *args)
     with pytest.raises(ValueError):
         movegen.plays(board, board, 7, *args[1:])
     with pytest.raises(ValueError):  # the block rule without its tables
-        movegen.plays(board, board, 3, 1, 1, 1, False, True, 0, b"", b"")
+        movegen.plays(board, board, 3, 1, 1, 1, False, True, 0, b"", b"", bytes(26), Move)
+    with pytest.raises(ValueError):  # a mirror that points off the board
+        movegen.plays(board, board, *args[:-2], bytes([26] * 26), Move)
+    with pytest.raises(TypeError):  # moves must be tuples of some kind
+        movegen.plays(board, board, *args[:-1], list)
     # More checkers than a byte holds: left to the Python reference, which handles them.
     crowded = bytes([0] * 23 + [200, 100, 0])
     assert movegen.plays(crowded, board, *args) is None
