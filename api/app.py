@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.hub import Hub
 from api.reviews import ReviewQueue
-from api.routes import judging, pages, reviews, tables, ws
+from api.routes import judging, pages, reviews, tables, tokens, ws
 from api.settings import Settings
 from api.store import Conflict, NotFound, Store
 from api.tables import TableManager
@@ -53,6 +53,6 @@ def create_app(settings: Settings) -> FastAPI:
     async def conflict(request: Request, error: Conflict) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status.HTTP_409_CONFLICT)
 
-    for module in (tables, judging, reviews, ws, pages):
+    for module in (tables, judging, reviews, tokens, ws, pages):
         app.include_router(module.router)
     return app

@@ -7,7 +7,9 @@ import argparse
 import contextlib
 import io
 import json
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +25,13 @@ DEMO_GAMES = (("long", 11), ("short", 12), ("long", 13), ("short", 14))
 def add_commands(commands: Subcommands) -> None:
     serve = commands.add_parser("serve", help="run the referee service (API, station, overlay)")
     _server_options(serve, "referee.db")
-    serve.add_argument("--make-token", nargs=2, metavar=("ROLE", "NAME"),
-                       help="print a new token for NAME (ROLE judge or viewer) and exit")
+    tokens = serve.add_mutually_exclusive_group()
+    tokens.add_argument("--make-token", nargs=2, metavar=("ROLE", "NAME"),
+                        help="print a new token for NAME (ROLE judge or viewer) and exit")
+    tokens.add_argument("--list-tokens", action="store_true",
+                        help="list the tokens (id, role, name, made, revoked) and exit")
+    tokens.add_argument("--revoke-token", metavar="ID",
+                        help="revoke the token with this id (from --list-tokens) and exit")
     serve.set_defaults(run=run_serve)
 
     demo = commands.add_parser("demo", help="the service with simulated tables replaying "
@@ -45,15 +52,37 @@ def _server_options(parser: argparse.ArgumentParser, db: str | None) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    if args.make_token:
-        from api.store import Store
-
-        role, name = args.make_token
-        store = Store(args.db)
-        print(store.make_token(name, role))
-        store.close()
-        return 0
+    if args.make_token or args.list_tokens or args.revoke_token:
+        return _tokens(args)
     _serve(Settings(args.db), args.host, args.port)
+    return 0
+
+
+def _tokens(args: argparse.Namespace) -> int:
+    """The token commands, on the database whether the service runs or not. A token revoked
+    here fails its next request; a stream it holds open stays until it reconnects (the API's
+    DELETE /api/tokens/ID closes it at once)."""
+    from api.store import Conflict, NotFound, Store
+
+    store = Store(args.db)
+    try:
+        if args.make_token:
+            role, name = args.make_token
+            print(store.make_token(name, role))
+        elif args.list_tokens:
+            for row in store.tokens():
+                revoked = time.strftime(" revoked %Y-%m-%d %H:%M", time.localtime(
+                    row.revoked_at)) if row.revoked_at else ""
+                made = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.created_at))
+                print(f"{row.id}  {row.role:6}  {row.name}  (made {made}){revoked}")
+        else:
+            row = store.revoke_token(args.revoke_token)
+            print(f"revoked {row.id} ({row.role} {row.name})")
+    except (NotFound, Conflict, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
     return 0
 
 

@@ -126,6 +126,15 @@ class CornersIn(BaseModel):
     white_home: Literal["bottom-right", "bottom-left", "top-left", "top-right"] = "bottom-right"
 
 
+Polygon = Annotated[list[Point], Field(min_length=3, max_length=32)]
+
+
+class ZonesIn(BaseModel):
+    tray: Polygon = Field(description="the exit tray where a throw must end, in frame pixels")
+    box: Polygon = Field(description="the visible inside of the baffle box (a die that stops "
+                         "there voids the throw, 5.4.32)")
+
+
 class ReviewOut(BaseModel):
     id: int
     filename: str
@@ -144,3 +153,21 @@ class RecordOut(BaseModel):
     notation: str
     decisions: list[dict[str, Any]] = Field(description="the judges' decisions on flags")
     unfinished: str | None
+
+
+class TokenIn(BaseModel):
+    name: str = Field(min_length=1, max_length=100, description="who holds it (a judge's "
+                      "name, \"overlay\", a screen)")
+    role: Literal["judge", "viewer"]
+
+
+class TokenOut(BaseModel):
+    id: str = Field(description="the token's name in lists: the start of its hash")
+    name: str
+    role: Literal["judge", "viewer"]
+    created_at: float
+    revoked_at: float | None
+
+
+class NewTokenOut(TokenOut):
+    token: str = Field(description="the token itself: shown this once, kept only hashed")

@@ -47,8 +47,13 @@ CREATE TABLE IF NOT EXISTS reviews (
     frames_total INTEGER NOT NULL DEFAULT 0, summary TEXT, error TEXT,
     created_at REAL NOT NULL, finished_at REAL);
 CREATE TABLE IF NOT EXISTS tokens (
-    hash TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, created_at REAL NOT NULL);
+    hash TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, created_at REAL NOT NULL,
+    revoked_at REAL);
 """
+# Columns added since a database could first have been made: (table, column, declaration).
+MIGRATIONS = (("tokens", "revoked_at", "REAL"),)
+# A token is named by the start of its hash: enough to tell tokens apart, useless to sign in.
+TOKEN_ID_LENGTH = 12
 
 ROLES = ("judge", "viewer")
 
@@ -83,6 +88,15 @@ class StoredEvent:
 
 
 @dataclass(frozen=True)
+class TokenRow:
+    id: str
+    name: str
+    role: str
+    created_at: float
+    revoked_at: float | None
+
+
+@dataclass(frozen=True)
 class ReviewRow:
     id: int
     filename: str
@@ -109,6 +123,10 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")  # an acknowledged event is on disk
         self._db.executescript(SCHEMA)
+        for table, column, declaration in MIGRATIONS:
+            known = {row["name"] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in known:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         with self._lock:
@@ -136,14 +154,47 @@ class Store:
             raise ValueError(f"role must be one of {ROLES}, not {role!r}")
         token = secrets.token_urlsafe(24)
         with self._write() as db:
-            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?)",
+            db.execute("INSERT INTO tokens (hash, name, role, created_at) VALUES (?, ?, ?, ?)",
                        (hash_token(token), name, role, time.time()))
         return token
 
     def token_holder(self, token: str) -> tuple[str, str] | None:
-        """(name, role) of the token's holder, or None for an unknown token."""
-        rows = self._read("SELECT name, role FROM tokens WHERE hash = ?", hash_token(token))
+        """(name, role) of the token's holder, or None for an unknown or revoked token."""
+        rows = self._read("SELECT name, role FROM tokens WHERE hash = ? AND revoked_at IS NULL",
+                          hash_token(token))
         return (rows[0]["name"], rows[0]["role"]) if rows else None
+
+    def tokens(self) -> list[TokenRow]:
+        """Every token ever made, revoked ones too (who could act when stays on record)."""
+        return [_token(row) for row in self._read("SELECT * FROM tokens ORDER BY created_at")]
+
+    def token_of(self, token: str) -> TokenRow:
+        rows = self._read("SELECT * FROM tokens WHERE hash = ?", hash_token(token))
+        if not rows:
+            raise NotFound("no such token")
+        return _token(rows[0])
+
+    def revoke_token(self, token_id: str) -> TokenRow:
+        """Revoke the token whose id (the start of its hash) is `token_id`. The last judge's
+        token that still works cannot be revoked: nobody could then make another."""
+        if len(token_id) != TOKEN_ID_LENGTH:
+            raise NotFound(f"no token {token_id}")
+        with self._write() as db:
+            row = db.execute("SELECT * FROM tokens WHERE substr(hash, 1, ?) = ?",
+                             (TOKEN_ID_LENGTH, token_id)).fetchone()
+            if row is None:
+                raise NotFound(f"no token {token_id}")
+            if row["revoked_at"] is None and row["role"] == "judge":
+                judges = db.execute("SELECT count(*) FROM tokens WHERE role = 'judge' AND "
+                                    "revoked_at IS NULL").fetchone()[0]
+                if judges == 1:
+                    raise Conflict("this is the last judge's token that works; make another "
+                                   "before revoking it")
+            if row["revoked_at"] is None:
+                db.execute("UPDATE tokens SET revoked_at = ? WHERE hash = ?",
+                           (time.time(), row["hash"]))
+            row = db.execute("SELECT * FROM tokens WHERE hash = ?", (row["hash"],)).fetchone()
+        return _token(row)
 
     # -- tables -------------------------------------------------------------------------------
 
@@ -278,6 +329,11 @@ def _table(row: sqlite3.Row) -> TableRow:
 def _event(row: sqlite3.Row) -> StoredEvent:
     return StoredEvent(row["table_id"], row["seq"], json.loads(row["record"]),
                        row["received_at"])
+
+
+def _token(row: sqlite3.Row) -> TokenRow:
+    return TokenRow(row["hash"][:TOKEN_ID_LENGTH], row["name"], row["role"], row["created_at"],
+                    row["revoked_at"])
 
 
 def _review(row: sqlite3.Row) -> ReviewRow:

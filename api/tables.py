@@ -146,6 +146,7 @@ class TableWorker(threading.Thread):
 
     def run(self) -> None:
         table_id, store = self.row.id, self.manager.store
+        source: VideoSource | None = None
         try:
             folder = self.manager.folder(table_id)
             folder.mkdir(parents=True, exist_ok=True)
@@ -153,13 +154,16 @@ class TableWorker(threading.Thread):
             calibration.write_text(json.dumps(self.row.calibration), encoding="utf-8")
             setup = TableSetup.load(calibration)
             source = VideoSource(self.row.source, sleep=self._pause)
+            # Checks that the calibration can watch the dice, before the table counts as running.
+            session = TableSession(setup, Variant(self.row.variant), folder / "flags", source.fps)
         except (SourceError, ValueError, OSError) as failure:
+            if source is not None:  # a camera is not held by a table that cannot run
+                source.capture.release()
             store.set_state(table_id, "error", str(failure))
             self.opened.set()
             return
         store.set_state(table_id, "running")
         self.opened.set()
-        session = TableSession(setup, Variant(self.row.variant), folder / "flags", source.fps)
         try:
             state, problem = self._referee(source, session)
         except Exception as failure:  # a bug must not take the service down with it

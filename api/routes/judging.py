@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 from fastapi import APIRouter, HTTPException, Response, status
@@ -15,10 +17,11 @@ from api.models import (
     OverrideIn,
     PositionOverrideIn,
     TableOut,
+    ZonesIn,
     errors,
 )
 from api.routes.tables import event_out, table_out
-from api.store import NotFound
+from api.store import NotFound, Store
 from api.tables import RUNNING_STATES, TableManager
 from calibration.make import calibrate
 from referee.position import Position, PositionError
@@ -104,8 +107,35 @@ def calibrate_corners(table_id: int, corners: CornersIn, manager: ManagerDep, st
                          dice_zones=row.calibration.get("dice_zones"))
     except ValueError as error:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
-    store.set_calibration(table_id, {**row.calibration, **made.to_json()})
-    if row.state in RUNNING_STATES:
+    return _recalibrated(manager, store, table_id, {**row.calibration, **made.to_json()})
+
+
+@router.post("/{table_id}/calibration/zones", responses=errors(400, 401, 403, 404, 422))
+def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: StoreDep,
+                    judge: Judge) -> TableOut:
+    """Set the dice zones from polygons clicked on the current frame: the exit tray and the
+    visible inside of the baffle box. A running table restarts with them."""
+    row = store.table(table_id)
+    height, width = current_frame(manager, table_id, row.source).shape[:2]
+    polygons = {"tray": zones.tray, "box": zones.box}
+    for name, polygon in polygons.items():
+        points = np.asarray(polygon, np.float32)
+        if not (np.all(points >= 0) and np.all(points < (width, height))):
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+                                f"the {name} zone leaves the {width}x{height} frame")
+        # A polygon a die cannot lie in (points on a line, or a sliver) is a mis-click.
+        if abs(cv2.contourArea(points)) < 100:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+                                f"the {name} zone encloses no area (under 100 square pixels)")
+    zones_json = {name: [list(point) for point in polygon] for name, polygon in polygons.items()}
+    return _recalibrated(manager, store, table_id, {**row.calibration, "dice_zones": zones_json})
+
+
+def _recalibrated(manager: TableManager, store: Store, table_id: int,
+                  calibration: dict[str, Any]) -> TableOut:
+    """Store the table's new calibration; a running table restarts with it."""
+    store.set_calibration(table_id, calibration)
+    if store.table(table_id).state in RUNNING_STATES:
         manager.stop(table_id)
         return table_out(manager.start(table_id))
     return table_out(store.table(table_id))

@@ -2,8 +2,8 @@
 
 Connect with `?token=TOKEN` (any role) and optionally `&since=SEQ` (one table) to first
 receive the stored events after SEQ; then each event arrives as it is stored, as JSON
-`{"table_id", "seq", "received_at", "event"}`. A token that is not valid closes the socket
-with code 4401; an unknown table with 4404.
+`{"table_id", "seq", "received_at", "event"}`. A token that is not valid (or is revoked
+while the stream is open) closes the socket with code 4401; an unknown table with 4404.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
 from api.auth import websocket_holder
-from api.hub import Hub
-from api.store import NotFound, Store
+from api.hub import REVOKED, TOO_SLOW, Hub
+from api.store import TOKEN_ID_LENGTH, NotFound, Store, hash_token
 
 router = APIRouter(tags=["streams"])
 
@@ -33,7 +33,7 @@ async def table_stream(websocket: WebSocket, table_id: int, token: str | None = 
     except NotFound:
         await websocket.close(code=4404, reason=f"no table {table_id}")
         return
-    await _stream(websocket, table_id, since)
+    await _stream(websocket, table_id, since, token)
 
 
 @router.websocket("/ws/tables")
@@ -41,15 +41,20 @@ async def all_tables_stream(websocket: WebSocket, token: str | None = None) -> N
     if websocket_holder(websocket, token) is None:
         await websocket.close(code=4401, reason="a valid token is needed")
         return
-    await _stream(websocket, None, None)
+    await _stream(websocket, None, None, token)
 
 
-async def _stream(websocket: WebSocket, table_id: int | None, since: int | None) -> None:
+CLOSE_REASONS = {TOO_SLOW: "too slow: reconnect with since=", REVOKED: "the token was revoked"}
+
+
+async def _stream(websocket: WebSocket, table_id: int | None, since: int | None,
+                  token: str | None) -> None:
     hub: Hub = websocket.app.state.hub
     store: Store = websocket.app.state.store
     await websocket.accept()
     # Subscribe before reading the backlog, so nothing falls between the two.
-    subscription = hub.subscribe(table_id)
+    token_id = hash_token(token)[:TOKEN_ID_LENGTH] if token else None
+    subscription = hub.subscribe(table_id, token_id)
     sent = -1
     closed = asyncio.ensure_future(_closed(websocket))
     try:
@@ -65,9 +70,9 @@ async def _stream(websocket: WebSocket, table_id: int | None, since: int | None)
             if closed in done:
                 getting.cancel()
                 return
-            message: dict[str, Any] | None = getting.result()
-            if message is None:  # fell too far behind
-                await websocket.close(code=4408, reason="too slow: reconnect with since=")
+            message: dict[str, Any] | int = getting.result()
+            if isinstance(message, int):  # a close code: too far behind, or revoked
+                await websocket.close(code=message, reason=CLOSE_REASONS[message])
                 return
             if table_id is None or message["seq"] > sent:
                 await websocket.send_json(message)

@@ -38,7 +38,13 @@ function stream(path, onEvent) {
       last = data.seq;
       onEvent(data);
     };
-    socket.onclose = () => setTimeout(open, 1000);
+    // A token refused (or revoked) stays refused: retrying would only knock on the door.
+    socket.onclose = (event) => {
+      if (event.code !== 4401) setTimeout(open, 1000);
+      else if (document.getElementById("status")) {
+        document.getElementById("status").textContent = "the token was refused or revoked: open the page with a valid one";
+      }
+    };
   };
   open();
 }

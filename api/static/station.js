@@ -1,5 +1,5 @@
-// The judges' monitoring station: every table, the newest alerts first, a table's timeline
-// and its calibration by the field's corners.
+// The judges' monitoring station: every table, the newest alerts first, a table's timeline,
+// its calibration by clicks on a camera frame, and the access tokens.
 "use strict";
 
 const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
@@ -7,7 +7,9 @@ const tables = new Map(); // table id -> {row, card}
 const alerts = new Map(); // "table:seq" -> alert element
 const refreshing = new Set();
 let selected = null;
-let corners = [];
+// Points clicked on the frame: the field's corners, and the outlines of the dice zones.
+const CLICK_COLOURS = { corners: "#e07000", tray: "#00a050", box: "#2060e0" };
+let clicks = { corners: [], tray: [], box: [] };
 
 function describe(record) {
   if (record.event === "decision") return `${record.decision} on #${record.flag_seq} by ${record.judge}`;
@@ -116,7 +118,7 @@ function timelineLine(record) {
 
 async function select(id) {
   selected = id;
-  corners = [];
+  clicks = { corners: [], tray: [], box: [] };
   const detail = document.getElementById("detail");
   detail.hidden = false;
   document.getElementById("detail-title").textContent = tables.get(id).row.name;
@@ -132,37 +134,93 @@ async function loadFrame() {
   const canvas = document.getElementById("frame");
   canvas.width = image.width;
   canvas.height = image.height;
-  canvas.getContext("2d").drawImage(image, 0, 0);
   canvas.image = image;
-  corners = [];
+  clicks = { corners: [], tray: [], box: [] };
+  drawClicks();
   status.textContent = "";
 }
 
-function clickCorner(event) {
+function clickPoint(event) {
   const canvas = event.target;
-  if (!canvas.image || corners.length === 4) return;
+  const what = document.getElementById("click-what").value;
+  const limit = what === "corners" ? 4 : 32;
+  if (!canvas.image || clicks[what].length === limit) return;
   const box = canvas.getBoundingClientRect();
   const x = (event.clientX - box.left) * canvas.width / box.width;
   const y = (event.clientY - box.top) * canvas.height / box.height;
-  corners.push([Math.round(x * 10) / 10, Math.round(y * 10) / 10]);
-  const context = canvas.getContext("2d");
-  context.strokeStyle = "#e07000";
-  context.lineWidth = 3;
-  context.beginPath();
-  corners.forEach(([cx, cy], i) => (i ? context.lineTo(cx, cy) : context.moveTo(cx, cy)));
-  if (corners.length === 4) context.closePath();
-  context.stroke();
-  document.getElementById("save-corners").disabled = corners.length !== 4;
+  clicks[what].push([Math.round(x * 10) / 10, Math.round(y * 10) / 10]);
+  drawClicks();
 }
 
-async function saveCorners() {
+function clearClicks() {
+  clicks[document.getElementById("click-what").value] = [];
+  drawClicks();
+}
+
+// The frame with every outline clicked so far; the save buttons follow what is complete.
+function drawClicks() {
+  const canvas = document.getElementById("frame");
+  if (!canvas.image) return;
+  const context = canvas.getContext("2d");
+  context.drawImage(canvas.image, 0, 0);
+  context.lineWidth = 3;
+  for (const [what, points] of Object.entries(clicks)) {
+    context.strokeStyle = context.fillStyle = CLICK_COLOURS[what];
+    context.beginPath();
+    points.forEach(([x, y], i) => (i ? context.lineTo(x, y) : context.moveTo(x, y)));
+    if (points.length === 4 || (what !== "corners" && points.length >= 3)) context.closePath();
+    context.stroke();
+    points.forEach(([x, y]) => context.fillRect(x - 3, y - 3, 6, 6));
+  }
+  document.getElementById("save-corners").disabled = clicks.corners.length !== 4;
+  document.getElementById("save-zones").disabled = clicks.tray.length < 3 || clicks.box.length < 3;
+}
+
+async function saveCalibration(path, body) {
   const status = document.getElementById("calibration-status");
   try {
-    await api(`/api/tables/${selected}/calibration/corners`, { json: { corners } });
+    await api(`/api/tables/${selected}/calibration/${path}`, { json: body });
     status.textContent = "calibrated";
   } catch (error) {
     status.textContent = error.message;
   }
+}
+
+async function showTokens() {
+  const rows = await api("/api/tokens");
+  const when = (seconds) => new Date(seconds * 1000).toLocaleString();
+  document.getElementById("tokens").replaceChildren(...rows.map((row) => el("tr", {},
+    el("td", {}, row.id), el("td", {}, row.role), el("td", {}, row.name),
+    el("td", {}, when(row.created_at)),
+    el("td", {}, row.revoked_at ? `revoked ${when(row.revoked_at)}`
+      : el("button", { onclick: () => revokeToken(row) }, "Revoke")))));
+}
+
+async function makeToken(event) {
+  event.preventDefault();
+  const name = document.getElementById("token-name").value;
+  const role = document.getElementById("token-role").value;
+  const shown = document.getElementById("new-token-shown");
+  try {
+    const made = await api("/api/tokens", { json: { name, role } });
+    const first = tables.keys().next().value;
+    const overlay = role === "viewer" && first !== undefined
+      ? ` An overlay: ${location.origin}/overlay/${first}?token=${made.token}` : "";
+    shown.textContent = `${made.role} token for ${made.name}: ${made.token}.${overlay}`;
+  } catch (error) {
+    shown.textContent = error.message;
+  }
+  showTokens();
+}
+
+async function revokeToken(row) {
+  if (!confirm(`Revoke the ${row.role} token of ${row.name}?`)) return;
+  try {
+    await api(`/api/tokens/${row.id}`, { method: "DELETE" });
+  } catch (error) {
+    document.getElementById("new-token-shown").textContent = error.message;
+  }
+  showTokens();
 }
 
 function onEvent(message) {
@@ -179,8 +237,16 @@ function onEvent(message) {
 
 async function start() {
   document.getElementById("load-frame").addEventListener("click", loadFrame);
-  document.getElementById("frame").addEventListener("click", clickCorner);
-  document.getElementById("save-corners").addEventListener("click", saveCorners);
+  document.getElementById("frame").addEventListener("click", clickPoint);
+  document.getElementById("clear-clicks").addEventListener("click", clearClicks);
+  document.getElementById("save-corners").addEventListener("click",
+    () => saveCalibration("corners", { corners: clicks.corners }));
+  document.getElementById("save-zones").addEventListener("click",
+    () => saveCalibration("zones", { tray: clicks.tray, box: clicks.box }));
+  document.getElementById("new-token").addEventListener("submit", makeToken);
+  document.getElementById("access").addEventListener("toggle", (event) => {
+    if (event.target.open) showTokens();
+  });
   try {
     for (const row of await api("/api/tables")) addTable(row);
   } catch (error) {

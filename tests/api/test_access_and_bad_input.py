@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import socket
 
-import pytest
-
 from tests.api.conftest import Game, Service
 
 
@@ -24,19 +22,6 @@ def test_no_token_is_401_and_a_viewer_cannot_write(service: Service, game: Game)
                                params={"token": service.judge_token}).status_code == 401
     assert service.client.get(f"/api/tables/{table['id']}", headers=service.viewer
                               ).json()["state"] == "registered"
-
-
-def test_make_token_from_the_command_line(tmp_path: object, capsys: pytest.CaptureFixture[str]
-                                          ) -> None:
-    from pathlib import Path
-
-    from api.store import Store
-    from referee.cli import main
-
-    db = Path(str(tmp_path)) / "cli.db"
-    assert main(["serve", "--db", str(db), "--make-token", "judge", "Boris"]) == 0
-    token = capsys.readouterr().out.strip()
-    assert Store(db).token_holder(token) == ("Boris", "judge")
 
 
 def test_malformed_requests(service: Service, game: Game) -> None:

@@ -95,7 +95,26 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
             frame.click(position={"x": x * scale, "y": y * scale})
         station.get_by_role("button", name="Save the corners").click()
         station.get_by_text("calibrated", exact=True).wait_for()
+        # And the dice zones, outlined point by point.
+        station.evaluate("document.getElementById('calibration-status').textContent = ''")
+        for zone in ("tray", "box"):
+            station.select_option("#click-what", zone)
+            for x, y in game.calibration["dice_zones"][zone]:
+                frame.click(position={"x": x * scale, "y": y * scale})
+        station.get_by_role("button", name="Save the dice zones").click()
+        station.get_by_text("calibrated", exact=True).wait_for()
         station.screenshot(path=str(artifacts / "station-calibrated.png"), full_page=True)
+
+        # A viewer's token made at the station, shown once, then revoked.
+        station.get_by_text("Access tokens").click()
+        station.fill("#token-name", "stream PC")
+        station.get_by_role("button", name="Make a token").click()
+        station.get_by_text("viewer token for stream PC", exact=False).wait_for()
+        made = station.locator("#new-token-shown").inner_text().split(": ")[1].split(".")[0]
+        station.on("dialog", lambda dialog: dialog.accept())
+        station.locator("#tokens tr", has_text="stream PC").get_by_role(
+            "button", name="Revoke").click()
+        station.locator("#tokens tr", has_text="stream PC").get_by_text("revoked").wait_for()
         browser.close()
 
     assert background == "rgba(0, 0, 0, 0)"
@@ -104,9 +123,14 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
     record = api.get(f"/api/tables/{table['id']}/record").json()
     assert record["decisions"][0]["judge"] == "Anna"
     assert "judge: accepted by Anna" in record["notation"]
-    clicked = store.table(table["id"]).calibration["corners"]
-    assert all(abs(a - b) < 2 for corner, true in zip(clicked, game.calibration["corners"],
-                                                      strict=True)
-               for a, b in zip(corner, true, strict=True))
+    calibration = store.table(table["id"]).calibration
+    for name, clicked, true in (
+            ("corners", calibration["corners"], game.calibration["corners"]),
+            ("tray", calibration["dice_zones"]["tray"], game.calibration["dice_zones"]["tray"]),
+            ("box", calibration["dice_zones"]["box"], game.calibration["dice_zones"]["box"])):
+        assert len(clicked) == len(true), name
+        assert all(abs(a - b) < 2 for point, truth in zip(clicked, true, strict=True)
+                   for a, b in zip(point, truth, strict=True)), name
+    assert store.token_holder(made) is None, "the token revoked at the station"
     assert all((artifacts / name).stat().st_size > 0 for name in (
         "station-flag.png", "station-decided.png", "overlay.png", "station-calibrated.png"))

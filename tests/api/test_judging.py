@@ -1,4 +1,4 @@
-"""A judge's overrides and the calibration of a table by its corners."""
+"""A judge's overrides and the calibration of a table: its corners and its dice zones."""
 
 from __future__ import annotations
 
@@ -34,3 +34,37 @@ def test_calibrating_by_the_corners_of_a_frame(service: Service, game: Game) -> 
     refused = service.client.post(f"/api/tables/{table['id']}/calibration/corners",
                                   headers=service.judge, json={"corners": crossed})
     assert refused.status_code == 422
+
+
+def test_dice_zones_clicked_on_a_frame_let_the_table_read_dice(service: Service,
+                                                               game: Game) -> None:
+    calibration = {k: v for k, v in game.calibration.items() if k != "dice_zones"}
+    response = service.client.post("/api/tables", headers=service.judge, json={
+        "name": "no zones yet", "source": str(game.video), "calibration": calibration,
+        "paced": False})
+    table_id = response.json()["id"]
+    refused = service.client.post(f"/api/tables/{table_id}/start", headers=service.judge)
+    assert refused.status_code == 422 and "dice_zones" in refused.json()["detail"]
+
+    zones_url = f"/api/tables/{table_id}/calibration/zones"
+    tray, box = game.calibration["dice_zones"]["tray"], game.calibration["dice_zones"]["box"]
+    off_frame = [[x + 5000, y] for x, y in tray]
+    assert service.client.post(zones_url, headers=service.judge,
+                               json={"tray": off_frame, "box": box}).status_code == 422
+    on_a_line = [[10, 10], [20, 20], [30, 30]]
+    assert service.client.post(zones_url, headers=service.judge,
+                               json={"tray": on_a_line, "box": box}).status_code == 422
+    assert service.client.post(zones_url, headers=service.viewer,
+                               json={"tray": tray, "box": box}).status_code == 403
+    made = service.client.post(zones_url, headers=service.judge, json={"tray": tray, "box": box})
+    assert made.status_code == 200, made.text
+    stored = service.app.state.store.table(table_id).calibration
+    assert stored["dice_zones"] == {"tray": tray, "box": box}
+    assert stored["corners"] == calibration["corners"]
+
+    assert service.client.post(f"/api/tables/{table_id}/start",
+                               headers=service.judge).status_code == 200
+    assert service.wait_state(table_id, ("finished", "error"))["state"] == "finished"
+    events = service.client.get(f"/api/tables/{table_id}/events?since=-1&limit=1000",
+                                headers=service.viewer).json()
+    assert any(e["event"]["event"] == "roll" for e in events)
