@@ -183,7 +183,11 @@ class TableWorker(threading.Thread):
     def _referee(self, source: VideoSource, session: TableSession) -> tuple[str, str | None]:
         """Run the source to its end or until halted; the table's state and error after."""
         resume, replay = self.resume, not source.live
-        if resume.position is not None and resume.mover is not None:
+        if not replay and resume.roll is not None:  # a replay reads the roll again itself
+            mover, dice = resume.roll
+            start = resume.position or Position.start(Variant(self.row.variant))
+            session.tracker.resume(start, mover, dice)
+        elif resume.position is not None and resume.mover is not None:
             session.tracker.resume(resume.position, resume.mover)
         self.manager.append(self.row.id, {
             "event": "table_start", "source": self.row.source, "variant": self.row.variant,

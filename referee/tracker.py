@@ -112,11 +112,13 @@ class GameTracker:
     def __post_init__(self) -> None:
         self.position = Position.start(self.variant)
 
-    def resume(self, position: Position, mover: Side) -> None:
-        """Pick the game up at `position` with `mover` to throw next (a restarted service):
-        the start position is not checked again."""
+    def resume(self, position: Position, mover: Side, roll: Dice | None = None) -> None:
+        """Pick the game up at `position` with `mover` to throw next (a restarted service),
+        or, given his `roll`, with `mover` playing it: the start position is not checked
+        again."""
         self.position, self._start_checked = position, True
         self._set_mover(mover)
+        self.turn = Turn(mover, Stage.ROLLED, roll) if roll is not None else None
 
     # -- input ------------------------------------------------------------------------------
 
