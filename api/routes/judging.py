@@ -59,7 +59,7 @@ def override(table_id: int, reading: OverrideIn, manager: ManagerDep, store: Sto
         try:
             value = Position.from_json(reading.value).validate().to_json()
         except (PositionError, ValueError) as error:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+            raise HTTPException(422,
                                 f"not a position: {error}") from None
     event = {"event": "override", "kind": reading.kind, "value": value, "judge": judge.name,
              "note": reading.note}
@@ -75,9 +75,9 @@ def current_frame(manager: TableManager, table_id: int, source: str) -> np.ndarr
     try:
         item = next(iter(VideoSource(source, give_up_after=0.0).frames()), None)
     except SourceError as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
+        raise HTTPException(422, str(error)) from None
     if not isinstance(item, Frame):
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+        raise HTTPException(422,
                             f"{source} gives no frame")
     return item.image
 
@@ -106,7 +106,7 @@ def calibrate_corners(table_id: int, corners: CornersIn, manager: ManagerDep, st
         made = calibrate(image, corners.corners, corners.white_home,
                          dice_zones=row.calibration.get("dice_zones"))
     except ValueError as error:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(error)) from None
+        raise HTTPException(422, str(error)) from None
     return _recalibrated(manager, store, table_id, {**row.calibration, **made.to_json()})
 
 
@@ -121,11 +121,11 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
     for name, polygon in polygons.items():
         points = np.asarray(polygon, np.float32)
         if not (np.all(points >= 0) and np.all(points < (width, height))):
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+            raise HTTPException(422,
                                 f"the {name} zone leaves the {width}x{height} frame")
         # A polygon a die cannot lie in (points on a line, or a sliver) is a mis-click.
         if abs(cv2.contourArea(points)) < 100:
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+            raise HTTPException(422,
                                 f"the {name} zone encloses no area (under 100 square pixels)")
     zones_json = {name: [list(point) for point in polygon] for name, polygon in polygons.items()}
     return _recalibrated(manager, store, table_id, {**row.calibration, "dice_zones": zones_json})
