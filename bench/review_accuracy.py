@@ -22,7 +22,7 @@ from pathlib import Path
 from referee.position import Variant
 from referee.review import review
 from synth.cli import parse_size
-from synth.game.score import TruthDice, score
+from synth.game.score import COUNTED, TruthDice, score
 from synth.game.video import generate
 
 FIRST_SEED = 5000
@@ -40,6 +40,7 @@ def main() -> None:
     turns = right = false_flags = 0
     video_seconds = seconds = 0.0
     missed: Counter[str] = Counter()
+    offsets: list[tuple[str, int]] = []  # 3-second decisions: frames late (+) or early (-)
     for index in range(args.games):
         seed = FIRST_SEED + index
         variant = Variant.LONG if index % 2 == 0 else Variant.SHORT
@@ -54,6 +55,7 @@ def main() -> None:
         turns, right = turns + result.turns, right + result.turns_right
         false_flags += len(result.false_flags)
         missed.update(event["event"] for event in result.missed)
+        offsets += result.count_offsets
         video_seconds, seconds = video_seconds + summary.video_seconds, seconds + summary.seconds
         print(json.dumps({"seed": seed, "variant": variant.value, "turns": result.turns,
                           "right": result.turns_right, "false_flags": len(result.false_flags),
@@ -64,7 +66,13 @@ def main() -> None:
                       "share_right": round(right / max(turns, 1), 4),
                       "false_flags": false_flags, "missed": dict(missed),
                       "true_dice": args.true_dice,
-                      "speed_vs_real_time": round(video_seconds / max(seconds, 1e-9), 2)}))
+                      "speed_vs_real_time": round(video_seconds / max(seconds, 1e-9), 2),
+                      "three_second_decisions": {
+                          kind: {"matched": len(found),
+                                 "within_2_frames": sum(abs(o) <= 2 for o in found),
+                                 "offsets": dict(sorted(Counter(found).items()))}
+                          for kind in COUNTED
+                          for found in [[o for k, o in offsets if k == kind]]}}))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ LATE_TOLERANCE = {"roll": 75, "throw_not_counted": 45}
 # which for a hand carried across the tray is up to 0.6 s before they leave it.
 THROW_TOLERANCE = 20
 THROWN = ("move_accepted", "premature_throw")
+# The 3-second rules (5.4.32-5.4.33): their timing is measured to the frame.
+COUNTED = ("count_start", "throw_void", "count_cancelled")
 
 
 @dataclass
@@ -47,10 +49,13 @@ class Score:
     turns_right: int = 0
     missed: list[dict[str, Any]] = field(default_factory=list)
     false_flags: list[dict[str, Any]] = field(default_factory=list)
+    # (event, frames the referee dated it after the truth) of each matched 3-second decision
+    count_offsets: list[tuple[str, int]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"turns": self.turns, "turns_right": self.turns_right,
-                "missed": self.missed, "false_flags": self.false_flags}
+                "missed": self.missed, "false_flags": self.false_flags,
+                "count_offsets": self.count_offsets}
 
 
 def same_content(truth: dict[str, Any], seen: dict[str, Any]) -> bool:
@@ -82,9 +87,12 @@ def score(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]]) -> Sc
         # An accepted illegal move has no `move` of its own (its flag and acceptance stand
         # for it), and a game stopped by --max-turns has no result to report.
         needed = event.get("legal", True) and (kind != "game_end" or event.get("result"))
-        if needed and not _match(event, name, seen, used):
+        matched = _match(event, name, seen, used) if needed else None
+        if needed and matched is None:
             result.missed.append(event)
             turn_ok = False
+        elif matched is not None and kind in COUNTED:
+            result.count_offsets.append((kind, seen[matched]["frame"] - event["frame"]))
         if kind == "move_complete":
             extra = _false_flags(seen, used, turn_start, event["frame"] + TOLERANCE)
             result.false_flags += extra
@@ -95,7 +103,8 @@ def score(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]]) -> Sc
 
 
 def _match(event: dict[str, Any], name: str, seen: Sequence[dict[str, Any]],
-           used: set[int]) -> bool:
+           used: set[int]) -> int | None:
+    """The index of the referee's event that reports `event`, now used; None if none does."""
     tolerance = THROW_TOLERANCE if event["event"] in THROWN else TOLERANCE
     if event.get("premature") or event["event"] == "throw_not_counted":
         tolerance = LATE_TOLERANCE[event["event"]]
@@ -104,8 +113,8 @@ def _match(event: dict[str, Any], name: str, seen: Sequence[dict[str, Any]],
                 and abs(candidate["frame"] - event["frame"]) <= tolerance
                 and same_content(event, candidate)):
             used.add(index)
-            return True
-    return False
+            return index
+    return None
 
 
 def _false_flags(seen: Sequence[dict[str, Any]], used: set[int], start: int,

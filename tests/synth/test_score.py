@@ -59,3 +59,16 @@ def test_a_decision_dated_by_the_throw_may_be_seen_as_the_dice_first_move() -> N
         log = [*referee_log(), {"event": "move_accepted", "frame": 190 + offset,
                                 "player": "black"}]
         assert score(truth, log).turns_right == right
+
+
+def test_the_timing_of_three_second_decisions_is_kept_to_the_frame() -> None:
+    truth = [*TRUTH[:3],
+             {"event": "count_start", "frame": 170, "player": "black", "rule": "5.4.33"},
+             {"event": "throw_void", "frame": 260 - 60, "player": "black", "rule": "5.4.33"},
+             *TRUTH[3:]]
+    log = [*referee_log(),
+           {"event": "count_start", "frame": 173, "player": "black", "rule": "5.4.33"},
+           {"event": "throw_void", "frame": 199, "player": "black", "rule": "5.4.33"}]
+    result = score(truth, log)
+    assert result.count_offsets == [("count_start", 3), ("throw_void", -1)]
+    assert result.turns_right == 2
