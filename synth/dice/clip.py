@@ -49,7 +49,7 @@ class Frame:
 
 def _die_frame(world: DiceWorld, die: int) -> dict[str, Any]:
     s = world.state(die)
-    face, tilt = s.top()
+    face, tilt = s.top(world.support_normal(die))
     cocked = is_cocked(tilt)
     in_box = world.in_box(die)
     moving = s.speed > MOVING_SPEED or s.spin > MOVING_SPIN

@@ -115,16 +115,18 @@ def random_quat(rng: np.random.Generator) -> FloatArray:
     return q / np.linalg.norm(q)
 
 
-def top_face(rotation: FloatArray) -> tuple[int, float]:
-    """The face most nearly pointing up and its angle from straight up, in degrees.
+def top_face(rotation: FloatArray, up: FloatArray | None = None) -> tuple[int, float]:
+    """The face most nearly pointing `up` (a unit vector, default straight up) and its angle
+    from it, in degrees.
 
     `rotation` is the die's 3x3 rotation matrix (die frame to world frame).
     """
+    direction = np.array([0.0, 0.0, 1.0]) if up is None else np.asarray(up, float)
     best_value, best_up = 1, -2.0
     for value, normal in FACE_NORMALS.items():
-        up = float((rotation @ np.array(normal))[2])
-        if up > best_up:
-            best_value, best_up = value, up
+        along = float(direction @ (rotation @ np.array(normal)))
+        if along > best_up:
+            best_value, best_up = value, along
     return best_value, math.degrees(math.acos(min(1.0, max(-1.0, best_up))))
 
 

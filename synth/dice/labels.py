@@ -72,7 +72,8 @@ def die_labels(world: DiceWorld, mask: NDArray[np.uint8]) -> list[DieLabel]:
     labels = []
     for i in range(2):
         state = world.state(i)
-        face, tilt = state.top()
+        # Flat or cocked on the surface it rests on: flat on the box's ramp is not cocked.
+        face, tilt = state.top(world.support_normal(i))
         cocked = is_cocked(tilt)
         box, pixels = mask_box(mask, i + 1)
         labels.append(DieLabel(

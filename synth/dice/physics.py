@@ -47,8 +47,9 @@ class DieState:
     def rotation(self) -> FloatArray:
         return quat_to_mat(self.quat)
 
-    def top(self) -> tuple[int, float]:
-        return top_face(self.rotation)
+    def top(self, up: FloatArray | None = None) -> tuple[int, float]:
+        """The face nearest to `up` (default straight up) and its angle from it, degrees."""
+        return top_face(self.rotation, up)
 
 
 class DiceWorld:
@@ -100,6 +101,24 @@ class DiceWorld:
                         quat=self.data.qpos[a + 3:a + 7].copy(),
                         speed=float(np.linalg.norm(self.data.qvel[v:v + 3])),
                         spin=float(np.linalg.norm(self.data.qvel[v + 3:v + 6])))
+
+    def support_normal(self, die: int) -> FloatArray:
+        """The normal of the surface the die rests on: of its contacts, the one whose normal
+        (from the surface to the die) points most nearly up; straight up when it touches
+        nothing. A die flat on the box's slanted ramp lies flat on it, and is not cocked; one
+        leaning on a wall or on the other die still rests on the floor."""
+        body = self.die_bodies[die]
+        best, best_up = np.array([0.0, 0.0, 1.0]), -2.0
+        for contact in self.data.contact[:self.data.ncon]:
+            first = self.model.geom_bodyid[contact.geom1] == body
+            second = self.model.geom_bodyid[contact.geom2] == body
+            if first == second:
+                continue
+            # MuJoCo's contact normal points from geom1 to geom2.
+            normal = np.asarray(contact.frame[:3], float) * (-1.0 if first else 1.0)
+            if normal[2] > best_up:
+                best, best_up = normal, float(normal[2])
+        return best
 
     def in_box(self, die: int) -> bool:
         """Stopped inside the baffle box: the die's centre is behind the exit plane x = 0."""

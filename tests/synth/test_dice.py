@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ cv2 = pytest.importorskip("cv2")
 from synth.dice.clip import COUNT_FRAMES, Frame, events, simulate, write_clip  # noqa: E402
 from synth.dice.generate import Options, generate, scene_params  # noqa: E402
 from synth.dice.geometry import FACE_NORMALS, top_face  # noqa: E402
+from synth.dice.labels import die_labels  # noqa: E402
 from synth.dice.physics import DiceWorld, Scenario, run_scenario  # noqa: E402
 from synth.dice.style import Camera, sample_die_look, sample_style  # noqa: E402
 
@@ -147,6 +149,24 @@ def test_lean_scenario_gives_cocked_dice(renderer: Any) -> None:
         run_scenario(world, Scenario.LEAN, np.random.default_rng([3, seed]))
         cocked += sum(world.state(d).top()[1] > 10.0 for d in range(2))
     assert cocked >= 3
+
+
+def test_a_die_flat_on_the_box_ramp_is_in_the_box_not_cocked(renderer: Any) -> None:
+    world = renderer.world
+    box, half = world.params.box, world.params.die.half
+    world.reset(ramp_grip=5.0)
+    slope = math.radians(box.ramp_deg)
+    normal = np.array([math.sin(slope), 0.0, math.cos(slope)])  # the lower ramp's
+    on_ramp = np.array([-0.3 * box.tower_depth, 0.0, 0.3 * box.ramp_top])
+    world.place(0, on_ramp + normal * (half + 5e-4),
+                np.array([math.cos(slope / 2), 0.0, math.sin(slope / 2), 0.0]))
+    world.place(1, np.array([0.12, 0.0, half + 1e-3]), np.array([1.0, 0.0, 0.0, 0.0]))
+    world.settle(max_seconds=2.0)
+    assert world.in_box(0) and world.at_rest(0)
+    assert world.state(0).top()[1] > 15.0  # tilted from straight up by the ramp's slope
+    label = die_labels(world, np.zeros((4, 4), np.uint8))[0]
+    assert not label.cocked and label.value == label.top_face and label.tilt_deg < 3.0
+    assert np.allclose(world.support_normal(0), normal, atol=0.02)
 
 
 def _frames(states: list[tuple[str, str]]) -> list[Frame]:
