@@ -1,35 +1,30 @@
-"""The live tables: one worker thread per running table, and the manager that owns them.
+"""The live tables: a worker per running table, and the manager that owns them.
 
-A worker reads its source (a camera, a stream, or a file replayed at its own pace), runs
-each frame through the table's TableSession, and hands every event to the manager, which
-stores it (committed), folds it into the table's live state and publishes it to the
-WebSocket clients, in that order, so a client never sees an event a crash could lose.
+A worker runs its table's refereeing loop (api/pipeline.py) in a process of its own (or in
+its thread) and hands every event to the manager, which stores it (committed), folds it
+into the table's live state and publishes it to the WebSocket clients, in that order, so a
+client never sees an event a crash could lose.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import queue
 import threading
-import time
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from api.hub import Hub
 from api.live import LiveState
+from api.pipeline import Outcome, Override, TableJob, process_context, process_main
+from api.pipeline import run as run_table
 from api.resume import ResumePoint, resume_point
 from api.settings import Settings
 from api.store import Store, StoredEvent, TableRow
-from referee.position import Position, Variant
-from referee.session import TableSession
-from vision.sources import Frame, SourceError, VideoSource
-from vision.table import TableSetup
-
-log = logging.getLogger(__name__)
+from referee.position import Variant
 
 RUNNING_STATES = ("starting", "running")
 
@@ -62,10 +57,8 @@ class TableManager:
             stored = self._publish(self.store.override(table_id, kind, value, judge, note,
                                                        event))
             worker = self._workers.get(table_id)
-        if worker is not None and kind == "position":
-            worker.positions.put(Position.from_json(value))
-        elif worker is not None and kind == "dice":
-            worker.rolls.put((int(value[0]), int(value[1])))
+        if worker is not None:
+            worker.send((kind, value))
         return stored
 
     def _publish(self, stored: StoredEvent) -> StoredEvent:
@@ -135,94 +128,97 @@ class TableManager:
 
 
 class TableWorker(threading.Thread):
+    """Runs a table's loop (api/pipeline.py) in a process of its own, or in this thread
+    (`Settings.table_processes`), and carries its events to the manager."""
+
     def __init__(self, manager: TableManager, row: TableRow, resume: ResumePoint) -> None:
         super().__init__(name=f"table-{row.id}", daemon=True)
-        self.manager, self.row, self.resume = manager, row, resume
+        self.manager, self.row = manager, row
+        self.job = TableJob(row.id, row.source, row.calibration, row.variant, row.paced,
+                            manager.folder(row.id), resume, manager.settings.replay_speed)
         self.opened = threading.Event()  # the source opened, or failed to
         self.halt = threading.Event()
-        self.positions: queue.Queue[Position] = queue.Queue()  # judges' overrides of the board
-        self.rolls: queue.Queue[tuple[int, int]] = queue.Queue()  # and of the dice
         self.latest: np.ndarray | None = None
+        self._overrides: queue.Queue[Override] = queue.Queue()  # to the loop in this thread
+        self._to_process: Any = None  # the table process's override queue, once it runs
+
+    def send(self, override: Override) -> None:
+        """A judge's override for the running loop."""
+        (self._to_process or self._overrides).put(override)
 
     def run(self) -> None:
-        table_id, store = self.row.id, self.manager.store
-        source: VideoSource | None = None
-        try:
-            folder = self.manager.folder(table_id)
-            folder.mkdir(parents=True, exist_ok=True)
-            calibration = folder / "calibration.json"
-            calibration.write_text(json.dumps(self.row.calibration), encoding="utf-8")
-            setup = TableSetup.load(calibration)
-            source = VideoSource(self.row.source, sleep=self._pause)
-            # Checks that the calibration can watch the dice, before the table counts as running.
-            session = TableSession(setup, Variant(self.row.variant), folder / "flags", source.fps)
-        except (SourceError, ValueError, OSError) as failure:
-            if source is not None:  # a camera is not held by a table that cannot run
-                source.capture.release()
-            store.set_state(table_id, "error", str(failure))
-            self.opened.set()
-            return
-        store.set_state(table_id, "running")
+        if self.manager.settings.table_processes:
+            outcome = self._run_process()
+        else:
+            outcome = run_table(self.job, _ThreadLink(self))
+        if outcome is not None and not self.halt.is_set():
+            state, problem = outcome
+            self.manager.store.set_state(self.row.id, state, problem)
+            self.manager.append(self.row.id, {"event": "table_stop", "state": state,
+                                              "detail": problem})
+
+    def on_opened(self, error: str | None) -> None:
+        self.manager.store.set_state(self.row.id, "error" if error else "running", error)
         self.opened.set()
-        try:
-            state, problem = self._referee(source, session)
-        except Exception as failure:  # a bug must not take the service down with it
-            log.exception("table %s stopped by an error", table_id)
-            state, problem = "error", f"{type(failure).__name__}: {failure}"
-        finally:
-            session.close()
-        if not self.halt.is_set():
-            store.set_state(table_id, state, problem)
-            self.manager.append(table_id, {"event": "table_stop", "state": state,
-                                           "detail": problem})
 
-    def _pause(self, seconds: float) -> None:
-        """A camera's reconnection wait, cut short by a stop."""
-        self.halt.wait(seconds)
-
-    def _referee(self, source: VideoSource, session: TableSession) -> tuple[str, str | None]:
-        """Run the source to its end or until halted; the table's state and error after."""
-        resume, replay = self.resume, not source.live
-        if not replay and resume.roll is not None:  # a replay reads the roll again itself
-            mover, dice = resume.roll
-            start = resume.position or Position.start(Variant(self.row.variant))
-            session.tracker.resume(start, mover, dice)
-        elif resume.position is not None and resume.mover is not None:
-            session.tracker.resume(resume.position, resume.mover)
-        self.manager.append(self.row.id, {
-            "event": "table_start", "source": self.row.source, "variant": self.row.variant,
-            "resumed_at": resume.position.to_json() if resume.position else None})
-        origin: float | None = None  # wall time of a replayed file's frame time 0
-        speed = self.manager.settings.replay_speed
-        for item in source.frames():
+    def _run_process(self) -> Outcome | None:
+        context = process_context()
+        to_service, halt = context.Queue(), context.Event()
+        self._to_process = context.Queue()
+        process = context.Process(target=process_main, name=f"table-{self.row.id}",
+                                  args=(self.job, to_service, self._to_process, halt),
+                                  daemon=True)
+        process.start()
+        outcome: Outcome | None = None
+        done = False
+        while not done:
             if self.halt.is_set():
-                return "stopped", None
-            if isinstance(item, Frame):
-                if replay and item.index <= resume.after_frame:
-                    continue
-                if replay and self.row.paced:
-                    due = item.time / speed
-                    origin = origin if origin is not None else time.monotonic() - due
-                    self.halt.wait(max(0.0, origin + due - time.monotonic()))
-                self.latest = item.image
-            while not self.positions.empty():
-                position = self.positions.get_nowait()
-                session.tracker.resume(position, position.turn)
-            while not self.rolls.empty() and isinstance(item, Frame):
-                judged = session.tracker.override_dice(self.rolls.get_nowait(), item.index,
-                                                       item.time)
-                for decided in judged:
-                    self.manager.append(self.row.id, decided.to_json())
+                halt.set()
             try:
-                events = session.feed(item)
-            except ValueError as error:  # a frame the calibration does not fit
-                self.manager.append(self.row.id, {"event": "source", "kind": "error",
-                                                  "detail": str(error)})
-                return "error", str(error)
-            for event in events:
-                if replay and (event["event"], event["frame"]) in resume.decided:
-                    continue
-                self.manager.append(self.row.id, event)
-        if replay:
-            return "finished", None
-        return "error", "the camera was lost"
+                kind, value = to_service.get(timeout=0.2)
+            except queue.Empty:
+                if not process.is_alive():  # died without a word: killed, or a crash
+                    if not self.opened.is_set():
+                        self.on_opened(f"the table's process ended (exit code "
+                                       f"{process.exitcode})")
+                        return None
+                    return "error", f"the table's process ended (exit code {process.exitcode})"
+                continue
+            if kind == "opened":
+                self.on_opened(value)
+            elif kind == "event":
+                self.manager.append(self.row.id, value)
+            elif kind == "frame":
+                self.latest = cv2.imdecode(np.frombuffer(value, np.uint8), cv2.IMREAD_COLOR)
+            else:  # "done"
+                outcome, done = value, True
+        process.join(timeout=10)
+        return outcome
+
+
+class _ThreadLink:
+    """The loop's link when it runs in the table's thread: straight to the manager."""
+
+    def __init__(self, worker: TableWorker) -> None:
+        self.worker = worker
+
+    def opened(self, error: str | None) -> None:
+        self.worker.on_opened(error)
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.worker.manager.append(self.worker.row.id, event)
+
+    def show(self, image: np.ndarray) -> None:
+        self.worker.latest = image
+
+    def overrides(self) -> list[Override]:
+        found = []
+        while not self.worker._overrides.empty():
+            found.append(self.worker._overrides.get_nowait())
+        return found
+
+    def halted(self) -> bool:
+        return self.worker.halt.is_set()
+
+    def wait(self, seconds: float) -> None:
+        self.worker.halt.wait(seconds)

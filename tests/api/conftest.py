@@ -74,10 +74,11 @@ def make_service(tmp_path: Path) -> Iterator[Callable[..., Service]]:
     """Start a service on the test's database; a second call is the service restarted."""
     started: list[contextlib.ExitStack] = []
 
-    def make(replay_speed: float = 1.0) -> Service:
+    def make(replay_speed: float = 1.0, table_processes: bool = True) -> Service:
         for stack in started:
             stack.close()
-        app = create_app(Settings(tmp_path / "referee.db", replay_speed=replay_speed))
+        app = create_app(Settings(tmp_path / "referee.db", replay_speed=replay_speed,
+                                  table_processes=table_processes))
         stack = contextlib.ExitStack()
         client = stack.enter_context(TestClient(app))
         started.append(stack)

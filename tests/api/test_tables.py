@@ -1,15 +1,23 @@
-"""A generated game replayed into a table: its events stored and streamed, its record, and
-the service restarted on the same database."""
+"""A generated game replayed into a table: its events stored and streamed, its record, the
+service restarted on the same database, and a table's process lost."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 import time
 from collections.abc import Callable
+
+import pytest
 
 from tests.api.conftest import Game, Service
 
 
-def test_a_replayed_game_reaches_the_record(service: Service, game: Game) -> None:
+@pytest.mark.parametrize("table_processes", [True, False], ids=["process", "thread"])
+def test_a_replayed_game_reaches_the_record(make_service: Callable[..., Service], game: Game,
+                                            table_processes: bool) -> None:
+    service = make_service(table_processes=table_processes)
     table = service.register(game)
     started = service.client.post(f"/api/tables/{table['id']}/start", headers=service.judge)
     assert started.status_code == 200, started.text
@@ -93,3 +101,22 @@ def test_a_restarted_service_resumes_its_running_table(
                                 headers=second.viewer).json()
     assert sum(e["event"]["event"] == "table_start" for e in resumed) == 2
     assert decided(table["id"]) == decided(reference["id"])
+
+
+def test_a_table_whose_process_dies_is_marked_in_error_and_the_others_go_on(
+        service: Service, game: Game) -> None:
+    doomed = service.register(game, "doomed", paced=True)
+    other = service.register(game, "other")
+    assert service.client.post(f"/api/tables/{doomed['id']}/start",
+                               headers=service.judge).json()["state"] == "running"
+    process = next(p for p in multiprocessing.active_children()
+                   if p.name == f"table-{doomed['id']}")
+    os.kill(process.pid or 0, signal.SIGKILL)
+    failed = service.wait_state(doomed["id"], ("error",))
+    assert failed["state"] == "error" and "process ended" in failed["error"]
+    stops = [e["event"] for e in service.client.get(
+        f"/api/tables/{doomed['id']}/events", headers=service.viewer).json()
+        if e["event"]["event"] == "table_stop"]
+    assert stops[-1]["state"] == "error"
+    service.client.post(f"/api/tables/{other['id']}/start", headers=service.judge)
+    assert service.wait_state(other["id"], ("finished", "error"))["state"] == "finished"
