@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
@@ -73,6 +74,10 @@ def review(
     if (out / "events.jsonl").exists():
         raise ValueError(f"{out} already holds a review's event log: evidence is never "
                          "overwritten, choose another --out")
+    # A file with no frame that decodes is not a video: refused before anything is written.
+    items = source.frames()
+    first = next(items, None)
+    items = chain([first] if first is not None else [], items)
     tray_camera = None if tray is None else TrayFrames(*tray, board_fps=source.fps)
     out.mkdir(parents=True, exist_ok=True)
     session = TableSession(setup, variant, out / "flags", source.fps, head_exception,
@@ -91,7 +96,7 @@ def review(
             "video": str(video), "variant": variant.value, "fps": source.fps,
             "frames": source.frame_count, "size": list(setup.board.image_size)}).to_json()])
         try:
-            for item in source.frames():
+            for item in items:
                 if isinstance(item, SourceEvent):
                     problem = item.detail
                 else:

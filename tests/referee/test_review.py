@@ -97,6 +97,14 @@ def test_a_file_that_is_no_video_is_a_one_line_error(game: Path, tmp_path: Path,
     assert main(["review", str(tmp_path / "game.mp4"), "--out", str(tmp_path / "out"),
                  "--quiet"]) == 2
     assert "not a video" in capsys.readouterr().err
+    # One that OpenCV opens (as a picture sequence) but where no frame decodes: the same,
+    # and nothing is written.
+    (tmp_path / "frame.jpg").write_text("not a picture")
+    assert main(["review", str(tmp_path / "frame.jpg"), "--calibration",
+                 str(tmp_path / "calibration.json"), "--out", str(tmp_path / "out"),
+                 "--quiet"]) == 2
+    assert "no frame could be decoded" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def split_cameras(game: Path, folder: Path) -> tuple[Path, Path]:
