@@ -24,16 +24,15 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
-from calibration.board import BoardCalibration
 from referee.evidence import EventLog
 from referee.position import Variant
 from referee.report import write_report
 from referee.session import TableSession
 from referee.tracker import RefereeEvent
 from vision.dice.reader import DiceReader
-from vision.sources import Frame, SourceEvent, VideoSource
-from vision.table import TableSetup, Watcher, dice_zones
-from vision.tray import DiceFeed, TrayCamera
+from vision.sources import SourceEvent, VideoSource
+from vision.table import TableSetup, Watcher
+from vision.tray import TrayVideo
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ def review(
     items = source.frames()
     first = next(items, None)
     items = chain([first] if first is not None else [], items)
-    tray_camera = None if tray is None else TrayFrames(*tray, board_fps=source.fps)
+    tray_camera = None if tray is None else _tray_video(*tray, board_fps=source.fps)
     out.mkdir(parents=True, exist_ok=True)
     session = TableSession(setup, variant, out / "flags", source.fps, head_exception,
                            dice_watcher or (tray_camera.feed if tray_camera else None))
@@ -103,6 +102,10 @@ def review(
                     frames, last_time = frames + 1, item.time
                     if tray_camera is not None:
                         tray_camera.catch_up(item.time)
+                        tray_problem = tray_camera.new_problem()
+                        if tray_problem is not None:
+                            write([RefereeEvent("source", item.index, item.time, {
+                                "kind": "tray_camera", "detail": tray_problem}).to_json()])
                 write(session.feed(item))
                 if progress is not None:
                     progress(frames, source.frame_count)
@@ -118,32 +121,12 @@ def review(
     return summary
 
 
-class TrayFrames:
-    """The tray's own camera, read up to the board camera's time before each board frame."""
-
-    def __init__(self, video: Path, calibration: Path, board_fps: float) -> None:
-        board = BoardCalibration.load(calibration)
-        zones = dice_zones(board)
-        if zones is None:
-            raise ValueError(f"tray calibration {calibration} has no dice_zones")
-        self.camera = TrayCamera(zones, DiceReader(), board.image_size)
-        self.frames = VideoSource(str(video)).frames()
-        self.feed = DiceFeed(board_fps)
-        self.ahead: Frame | None = None
-
-    def catch_up(self, time: float) -> None:
-        while True:
-            if self.ahead is None:
-                item = next(self.frames, None)
-                if item is None:
-                    return
-                if isinstance(item, SourceEvent):
-                    continue  # a damaged tray recording: the dice stop there, the board goes on
-                self.ahead = item
-            if self.ahead.time > time:
-                return
-            frame, self.ahead = self.ahead, None
-            self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))
+def _tray_video(video: Path, calibration: Path, board_fps: float) -> TrayVideo:
+    try:
+        data = json.loads(calibration.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"cannot read tray calibration {calibration}: {error}") from None
+    return TrayVideo(VideoSource(str(video)), data, board_fps, DiceReader())
 
 
 def progress_bar(stream: IO[str] = sys.stderr) -> Callable[[int, int], None]:

@@ -74,6 +74,8 @@ class VideoSource:
     `open_capture` builds the capture (cv2.VideoCapture by default; tests give fakes).
     `retry_every` and `give_up_after` (seconds of wall time) apply to live sources only.
     `paced`: a file is delivered at its own pace, as a camera would (a replayed table).
+    `epoch`: the `clock` reading a live source's frame times count from (default: when its
+    first frame is asked for); the cameras of one table share one, so their times agree.
     """
 
     def __init__(
@@ -85,6 +87,7 @@ class VideoSource:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         paced: bool = False,
+        epoch: float | None = None,
     ) -> None:
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         self.live = is_live(self.spec)
@@ -94,6 +97,7 @@ class VideoSource:
         self.sleep = sleep
         self.clock = clock
         self.paced = paced
+        self.epoch = epoch
         self.capture = self._open()
         # The nominal rate sizes evidence clips; a camera that does not say is taken at 30.
         fps = self.capture.get(cv2.CAP_PROP_FPS)
@@ -135,7 +139,7 @@ class VideoSource:
                               f"the file ends at frame {index} of {self.frame_count} announced")
 
     def _live_frames(self) -> Iterator[Frame | SourceEvent]:
-        start = self.clock()
+        start = self.clock() if self.epoch is None else self.epoch
         index = 0
         while True:
             ok, image = self.capture.read()

@@ -3,16 +3,17 @@
 `TrayCamera` reads the dice in the tray zones of each frame it is given (only when the tray
 changed: dice in flight every few frames, dice at rest whenever they look different from
 the last reading) and turns the readings into dice events with the dice watcher. With a
-camera of its own over the tray, `DiceFeed` hands its events to the board camera's
-observer by time stamp, so the referee sees one table.
+camera of its own over the tray (`TrayVideo`), `DiceFeed` hands its events to the board
+camera's observer by time stamp, so the referee sees one table.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from vision.dice.reader import DieReading
 from vision.dice.stream import DiceEvent, DiceWatcher
 from vision.dice.zones import DiceZones
+from vision.sources import Frame, SourceEvent, VideoSource
 
 SCALE = 0.25  # motion is measured on a quarter-size copy
 CHANGED_LEVEL = 25  # grey levels that count as a visible change
@@ -110,3 +112,86 @@ class DiceFeed:
             board_frame = max(0, frame - round((time - event.time) * self.fps))
             released.append(replace(event, frame=board_frame))
         return released
+
+
+class TrayVideo:
+    """A camera of its own over the tray, whose dice events reach the board camera's observer
+    through `feed` (the observer's watcher).
+
+    A recording is read up to the board camera's time before each board frame
+    (`catch_up`); a live camera is read in a thread of its own as its frames come (`start`),
+    timed on the board camera's clock (both sources share one `epoch`). A tray camera that
+    fails or ends stops the dice, not the board: `problem` says why.
+    """
+
+    def __init__(self, source: VideoSource, calibration: dict[str, Any], board_fps: float,
+                 dice_reader: DiceReading) -> None:
+        zones = calibration.get("dice_zones") if isinstance(calibration, dict) else None
+        size = calibration.get("image_size") if isinstance(calibration, dict) else None
+        if not zones or not isinstance(size, list | tuple) or len(size) != 2:
+            raise ValueError("the tray camera's calibration needs its image_size and its "
+                             "dice_zones (tray and box)")
+        try:
+            parsed = DiceZones(np.asarray(zones["tray"], np.float32),
+                               np.asarray(zones["box"], np.float32))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"the tray camera's dice_zones: {error}") from None
+        self.camera = TrayCamera(parsed, dice_reader, (int(size[0]), int(size[1])))
+        self.source = source
+        self.frames = source.frames()
+        self.feed = DiceFeed(board_fps)
+        self.problem: str | None = None
+        self._reported: str | None = None
+        self._ahead: Frame | None = None
+
+    def new_problem(self) -> str | None:
+        """What went wrong with the tray camera since the last call (for the event log)."""
+        problem = self.problem
+        if problem is None or problem is self._reported:
+            return None
+        self._reported = problem
+        return problem
+
+    def catch_up(self, time: float) -> None:
+        """A recording: read the tray's frames up to the board camera's `time`."""
+        while True:
+            if self._ahead is None:
+                item = next(self.frames, None)
+                if item is None:
+                    return
+                if isinstance(item, SourceEvent):
+                    self.problem = item.detail
+                    continue
+                self._ahead = item
+            if self._ahead.time > time:
+                return
+            frame, self._ahead = self._ahead, None
+            try:
+                self._observe(frame)
+            except ValueError as error:  # the tray stops here; the board goes on
+                self.problem, self.frames = str(error), iter(())
+
+    def start(self, halted: Callable[[], bool]) -> threading.Thread:
+        """A live camera: read it in a thread until it ends or `halted()`."""
+        def read() -> None:
+            try:
+                for item in self.frames:
+                    if halted():
+                        return
+                    if isinstance(item, SourceEvent):
+                        self.problem = item.detail
+                    else:
+                        self._observe(item)
+            except ValueError as error:  # a frame the tray calibration does not fit
+                self.problem = str(error)
+
+        thread = threading.Thread(target=read, name="tray-camera", daemon=True)
+        thread.start()
+        return thread
+
+    def _observe(self, frame: Frame) -> None:
+        width, height = self.camera.frame_size
+        if frame.image.shape[:2] != (height, width):
+            raise ValueError(f"tray frame {frame.index} is {frame.image.shape[1::-1]}, its "
+                             f"calibration is for {width}x{height}")
+        self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))

@@ -115,6 +115,7 @@ def split_cameras(game: Path, folder: Path) -> tuple[Path, Path]:
                             for k in ("tray", "box")])
     x0, y0 = np.floor(zones.min(0)).astype(int) - 4
     x1, y1 = np.ceil(zones.max(0)).astype(int) + 4
+    x1, y1 = x1 + (x1 - x0) % 2, y1 + (y1 - y0) % 2  # the writer keeps even sizes only
     capture = cv2.VideoCapture(str(game / "game.mp4"))
     fourcc = cv2.VideoWriter.fourcc(*"MJPG")
     board = cv2.VideoWriter(str(folder / "board.avi"), fourcc, 30.0, (960, 540))
@@ -146,3 +147,16 @@ def test_a_table_with_a_camera_for_the_tray_is_reviewed_as_one(game: Path,
                  str(tray_calibration), "--out", str(out), "--quiet"]) == 0
     result = score(read_log(game / "events.jsonl"), read_log(out / "events.jsonl"))
     assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)
+
+    # A tray camera whose frames its calibration does not fit: the dice stop, said in the
+    # log; the board is still reviewed to the end.
+    wrong = json.loads(tray_calibration.read_text())
+    wrong["image_size"] = [wrong["image_size"][0] + 2, wrong["image_size"][1]]
+    tray_calibration.write_text(json.dumps(wrong))
+    out = tmp_path / "review-wrong-tray"
+    assert main(["review", str(tmp_path / "board.avi"), "--calibration", str(board_calibration),
+                 "--tray-video", str(tmp_path / "tray.avi"), "--tray-calibration",
+                 str(tray_calibration), "--out", str(out), "--quiet"]) == 0
+    log = read_log(out / "events.jsonl")
+    assert [e["kind"] for e in log if e["event"] == "source"] == ["tray_camera"]
+    assert not any(e["event"] == "roll" for e in log)
