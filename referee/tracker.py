@@ -383,7 +383,13 @@ class GameTracker:
         self.closing = None
         if turn.dice is None or turn.mover is None:
             return []
+        flagged = turn.flagged
         events = self._judge(turn, belief, f, t, final=True)
+        if flagged is not None and turn.flagged is not None:
+            # Not corrected: the flag stands as raised. What the view shows besides may be the
+            # thrower's own checkers already moving, which is no new illegal move of the mover.
+            turn.flagged = flagged
+            events = [event for event in events if event.event != "illegal_move"]
         return events + self._conclude(turn, (ended_frame, ended_time), (f, t))
 
     def _unseen(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:

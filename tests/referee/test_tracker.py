@@ -118,6 +118,23 @@ def test_an_illegal_move_is_flagged_at_once_and_accepted_by_the_opponents_throw(
     assert "premature_throw" not in table.kinds()  # white had pressed
 
 
+def test_a_flag_the_opponent_plays_on_before_the_board_is_seen_again_is_not_raised_twice(
+        ) -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_TWO_OFF_HEAD)
+    table.press()
+    table.wait(3, moving=True)  # a hand over the board as black reaches for the dice
+    table.throw((3, 1))  # so the flagged board is not seen settled before black moves
+    black_31 = position("long", "white", white={24: 13, 18: 1, 19: 1}, black={24: 14, 20: 1})
+    table.move_to(black_31)
+    table.press()
+    assert table.kinds().count("illegal_move") == 1  # black's checkers are no new flag
+    assert "move_accepted" in table.kinds()
+    move = table.named("move")[-1]
+    assert move.fields["player"] == "black" and table.tracker.position == black_31
+
+
 def test_a_corrected_illegal_move_ends_with_the_legal_move() -> None:
     table = long_table()
     table.throw((6, 5))
