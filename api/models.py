@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 # Requests are taken as the document says: no `0` for false, no "6" for 6.
 Number = Annotated[float, Strict()]
@@ -29,6 +29,15 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 Point = tuple[Number, Number]
 
 
+Polygon = Annotated[list[Point], Field(min_length=3, max_length=32)]
+
+
+class ZonesIn(BaseModel):
+    tray: Polygon = Field(description="the exit tray where a throw must end, in frame pixels")
+    box: Polygon = Field(description="the visible inside of the baffle box (a die that stops "
+                         "there voids the throw, 5.4.32)")
+
+
 class CalibrationIn(BaseModel):
     """A table camera's calibration, as `nardy-referee calibrate` (or `synth game`) writes it;
     the fields not named here (layout, colours, clock...) are kept as they are."""
@@ -41,6 +50,15 @@ class CalibrationIn(BaseModel):
     dice_zones: dict[Literal["tray", "box"], list[Point]] | None = None
 
 
+class TrayCalibrationIn(BaseModel):
+    """The calibration of a camera of the tray's own: its frame size and the dice zones in its
+    pixels; other fields are kept as they are."""
+
+    model_config = ConfigDict(extra="allow")
+    image_size: tuple[Annotated[int, Strict(), Field(gt=0)], Annotated[int, Strict(), Field(gt=0)]]
+    dice_zones: ZonesIn
+
+
 class TableIn(BaseModel):
     name: str = Field(min_length=1, max_length=100)
     source: str = Field(min_length=1, max_length=1000, description=(
@@ -50,12 +68,23 @@ class TableIn(BaseModel):
     variant: VariantName | None = Field(None, description="default: the calibration's, else long")
     paced: Annotated[bool, Strict()] = Field(
         True, description="replay a file at its own pace, as a camera would")
+    tray_source: str | None = Field(None, min_length=1, max_length=1000, description=(
+        "a camera of the dice tray's own (as `source`); both recordings or both live"))
+    tray_calibration: TrayCalibrationIn | None = Field(
+        None, description="that camera's calibration: needed with `tray_source`")
+
+    @model_validator(mode="after")
+    def _tray_together(self) -> TableIn:
+        if (self.tray_source is None) != (self.tray_calibration is None):
+            raise ValueError("tray_source and tray_calibration go together")
+        return self
 
 
 class TableOut(BaseModel):
     id: int
     name: str
     source: str
+    tray_source: str | None
     variant: VariantName
     paced: bool
     state: TableState
@@ -124,15 +153,6 @@ class CornersIn(BaseModel):
         description="the field's corners in frame pixels: top-left, top-right, "
         "bottom-right, bottom-left")
     white_home: Literal["bottom-right", "bottom-left", "top-left", "top-right"] = "bottom-right"
-
-
-Polygon = Annotated[list[Point], Field(min_length=3, max_length=32)]
-
-
-class ZonesIn(BaseModel):
-    tray: Polygon = Field(description="the exit tray where a throw must end, in frame pixels")
-    box: Polygon = Field(description="the visible inside of the baffle box (a die that stops "
-                         "there voids the throw, 5.4.32)")
 
 
 class ReviewOut(BaseModel):

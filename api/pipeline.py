@@ -26,8 +26,10 @@ import numpy as np
 from api.resume import ResumePoint
 from referee.position import Position, Variant
 from referee.session import TableSession
+from vision.dice.reader import DiceReader
 from vision.sources import Frame, SourceError, VideoSource
 from vision.table import TableSetup
+from vision.tray import TrayVideo
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,8 @@ class TableJob:
     folder: Path
     resume: ResumePoint
     replay_speed: float
+    tray_source: str | None = None  # a camera of the tray's own, and its calibration
+    tray_calibration: dict[str, Any] | None = None
 
 
 class Link(Protocol):
@@ -78,22 +82,29 @@ def run(job: TableJob, link: Link) -> Outcome | None:
     state after ("finished", "error", ...), or None when halted or when it did not open
     (`link.opened` said why)."""
     source: VideoSource | None = None
+    tray: TrayVideo | None = None
+    epoch = time.monotonic()  # live cameras of one table time their frames from one instant
     try:
         job.folder.mkdir(parents=True, exist_ok=True)
         calibration = job.folder / "calibration.json"
         calibration.write_text(json.dumps(job.calibration), encoding="utf-8")
         setup = TableSetup.load(calibration)
-        source = VideoSource(job.source, sleep=link.wait)
+        source = VideoSource(job.source, sleep=link.wait, epoch=epoch)
+        if job.tray_source is not None:
+            tray = TrayVideo(VideoSource(job.tray_source, sleep=link.wait, epoch=epoch),
+                             job.tray_calibration or {}, source.fps, DiceReader())
         # Checks that the calibration can watch the dice, before the table counts as running.
-        session = TableSession(setup, Variant(job.variant), job.folder / "flags", source.fps)
+        session = TableSession(setup, Variant(job.variant), job.folder / "flags", source.fps,
+                               dice_watcher=tray.feed if tray else None)
     except (SourceError, ValueError, OSError) as failure:
-        if source is not None:  # a camera is not held by a table that cannot run
-            source.capture.release()
+        for opened in (source, tray.source if tray else None):
+            if opened is not None:  # a camera is not held by a table that cannot run
+                opened.capture.release()
         link.opened(str(failure))
         return None
     link.opened(None)
     try:
-        outcome = _referee(job, link, source, session)
+        outcome = _referee(job, link, source, session, tray)
     except Exception as failure:  # a bug must not take the service down with it
         log.exception("table %s stopped by an error", job.table_id)
         outcome = "error", f"{type(failure).__name__}: {failure}"
@@ -102,8 +113,8 @@ def run(job: TableJob, link: Link) -> Outcome | None:
     return None if link.halted() else outcome
 
 
-def _referee(job: TableJob, link: Link, source: VideoSource, session: TableSession
-             ) -> Outcome:
+def _referee(job: TableJob, link: Link, source: VideoSource, session: TableSession,
+             tray: TrayVideo | None) -> Outcome:
     resume, replay = job.resume, not source.live
     if not replay and resume.roll is not None:  # a replay reads the roll again itself
         mover, dice = resume.roll
@@ -114,17 +125,27 @@ def _referee(job: TableJob, link: Link, source: VideoSource, session: TableSessi
     link.emit({"event": "table_start", "source": job.source, "variant": job.variant,
                "resumed_at": resume.position.to_json() if resume.position else None})
     origin: float | None = None  # wall time of a replayed file's frame time 0
+    if tray is not None and not replay:
+        tray.start(link.halted)
     for item in source.frames():
         if link.halted():
             return "stopped", None
         if isinstance(item, Frame):
+            if tray is not None and replay:
+                tray.catch_up(item.time)
             if replay and item.index <= resume.after_frame:
+                if tray is not None:  # refereed before the restart, as the board frames were
+                    tray.feed.discard()
                 continue
             if replay and job.paced:
                 due = item.time / job.replay_speed
                 origin = origin if origin is not None else time.monotonic() - due
                 link.wait(max(0.0, origin + due - time.monotonic()))
             link.show(item.image)
+            problem = tray.new_problem() if tray is not None else None
+            if problem is not None:
+                link.emit({"event": "source", "kind": "tray_camera", "frame": item.index,
+                           "time": round(item.time, 3), "detail": problem})
             for kind, value in link.overrides():
                 if kind == "position":
                     position = Position.from_json(value)

@@ -28,7 +28,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL,
     calibration TEXT NOT NULL, variant TEXT NOT NULL, paced INTEGER NOT NULL,
-    state TEXT NOT NULL, error TEXT, created_at REAL NOT NULL);
+    state TEXT NOT NULL, error TEXT, created_at REAL NOT NULL, tray_source TEXT,
+    tray_calibration TEXT);
 CREATE TABLE IF NOT EXISTS events (
     table_id INTEGER NOT NULL REFERENCES tables(id), seq INTEGER NOT NULL,
     record TEXT NOT NULL, hash TEXT NOT NULL, received_at REAL NOT NULL,
@@ -51,7 +52,8 @@ CREATE TABLE IF NOT EXISTS tokens (
     revoked_at REAL);
 """
 # Columns added since a database could first have been made: (table, column, declaration).
-MIGRATIONS = (("tokens", "revoked_at", "REAL"),)
+MIGRATIONS = (("tokens", "revoked_at", "REAL"), ("tables", "tray_source", "TEXT"),
+              ("tables", "tray_calibration", "TEXT"))
 # A token is named by the start of its hash: enough to tell tokens apart, useless to sign in.
 TOKEN_ID_LENGTH = 12
 
@@ -77,6 +79,8 @@ class TableRow:
     state: str  # registered | starting | running | stopped | finished | error
     error: str | None
     created_at: float
+    tray_source: str | None = None  # a camera of the tray's own, with its calibration
+    tray_calibration: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -199,12 +203,16 @@ class Store:
     # -- tables -------------------------------------------------------------------------------
 
     def add_table(self, name: str, source: str, calibration: dict[str, Any], variant: str,
-                  paced: bool) -> TableRow:
+                  paced: bool, tray: tuple[str, dict[str, Any]] | None = None) -> TableRow:
+        """A new table; `tray`: the source and calibration of a camera of the tray's own."""
+        tray_source, tray_calibration = (tray[0], json.dumps(tray[1])) if tray else (None, None)
         with self._write() as db:
             cursor = db.execute(
                 "INSERT INTO tables (name, source, calibration, variant, paced, state, "
-                "created_at) VALUES (?, ?, ?, ?, ?, 'registered', ?)",
-                (name, source, json.dumps(calibration), variant, int(paced), time.time()))
+                "created_at, tray_source, tray_calibration) "
+                "VALUES (?, ?, ?, ?, ?, 'registered', ?, ?, ?)",
+                (name, source, json.dumps(calibration), variant, int(paced), time.time(),
+                 tray_source, tray_calibration))
             table_id = cursor.lastrowid
         assert table_id is not None
         return self.table(table_id)
@@ -321,9 +329,10 @@ def _append(db: sqlite3.Connection, table_id: int, event: dict[str, Any]) -> Sto
 
 
 def _table(row: sqlite3.Row) -> TableRow:
+    tray = row["tray_calibration"]
     return TableRow(row["id"], row["name"], row["source"], json.loads(row["calibration"]),
                     row["variant"], bool(row["paced"]), row["state"], row["error"],
-                    row["created_at"])
+                    row["created_at"], row["tray_source"], json.loads(tray) if tray else None)
 
 
 def _event(row: sqlite3.Row) -> StoredEvent:

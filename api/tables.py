@@ -135,7 +135,8 @@ class TableWorker(threading.Thread):
         super().__init__(name=f"table-{row.id}", daemon=True)
         self.manager, self.row = manager, row
         self.job = TableJob(row.id, row.source, row.calibration, row.variant, row.paced,
-                            manager.folder(row.id), resume, manager.settings.replay_speed)
+                            manager.folder(row.id), resume, manager.settings.replay_speed,
+                            row.tray_source, row.tray_calibration)
         self.opened = threading.Event()  # the source opened, or failed to
         self.halt = threading.Event()
         self.latest: np.ndarray | None = None

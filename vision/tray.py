@@ -104,6 +104,10 @@ class DiceFeed:
     def put(self, events: Sequence[DiceEvent]) -> None:
         self.pending.extend(events)
 
+    def discard(self) -> None:
+        """Drop the events not yet released (the board frames they belong to are skipped)."""
+        self.pending.clear()
+
     def update(self, frame: int, time: float, dice: Sequence[DieReading],
                moved: float) -> list[DiceEvent]:
         released = []

@@ -116,6 +116,9 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
     """Set the dice zones from polygons clicked on the current frame: the exit tray and the
     visible inside of the baffle box. A running table restarts with them."""
     row = store.table(table_id)
+    if row.tray_source is not None:
+        raise HTTPException(422, "this table's dice zones are in its tray camera's calibration, "
+                            "given when the table was registered")
     height, width = current_frame(manager, table_id, row.source).shape[:2]
     polygons = {"tray": zones.tray, "box": zones.box}
     for name, polygon in polygons.items():

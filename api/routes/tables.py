@@ -19,7 +19,7 @@ from api.store import NotFound, StoredEvent, TableRow
 from referee.diagram import board_svg
 from referee.evidence import canonical_json
 from referee.report import read_game
-from vision.sources import SourceError, parse_spec
+from vision.sources import SourceError, is_live, parse_spec
 from vision.table import TableSetup
 
 router = APIRouter(prefix="/api/tables", tags=["tables"])
@@ -49,16 +49,25 @@ def check_calibration(calibration: dict[str, object]) -> None:
 @router.post("", status_code=status.HTTP_201_CREATED,
              responses=errors(400, 401, 403, 422))
 def register_table(table: TableIn, store: StoreDep, judge: Judge) -> TableOut:
-    """A new table: its camera or video, its calibration and the variant played."""
+    """A new table: its camera or video, its calibration and the variant played; and, when
+    the dice tray has a camera of its own, that camera and its calibration (the dice zones
+    in its pixels)."""
     try:
-        parse_spec(table.source)
+        board = parse_spec(table.source)
+        tray = None if table.tray_source is None else parse_spec(table.tray_source)
     except SourceError as error:
         raise HTTPException(422, str(error)) from None
+    if tray is not None and is_live(board) != is_live(tray):
+        raise HTTPException(422, "the board and tray cameras must both be recordings or both "
+                            "be live: their frames are matched by time")
     calibration = table.calibration.model_dump(exclude_unset=True)
     check_calibration(calibration)
     variant = table.variant or table.calibration.variant or "long"
+    tray_camera = None
+    if table.tray_source is not None and table.tray_calibration is not None:
+        tray_camera = table.tray_source, table.tray_calibration.model_dump(exclude_unset=True)
     return table_out(store.add_table(table.name, table.source, calibration, variant,
-                                     table.paced))
+                                     table.paced, tray_camera))
 
 
 @router.get("", responses=errors(401))

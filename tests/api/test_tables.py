@@ -3,15 +3,19 @@ service restarted on the same database, and a table's process lost."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from synth.game.score import score
 from tests.api.conftest import Game, Service
+from tests.referee.test_review import split_cameras
 
 
 @pytest.mark.parametrize("table_processes", [True, False], ids=["process", "thread"])
@@ -120,3 +124,28 @@ def test_a_table_whose_process_dies_is_marked_in_error_and_the_others_go_on(
     assert stops[-1]["state"] == "error"
     service.client.post(f"/api/tables/{other['id']}/start", headers=service.judge)
     assert service.wait_state(other["id"], ("finished", "error"))["state"] == "finished"
+
+
+def test_a_table_with_a_camera_for_the_tray(service: Service, game: Game,
+                                            tmp_path: Path) -> None:
+    board_calibration, tray_calibration = split_cameras(game.video.parent, tmp_path)
+    table = {"name": "two cameras", "source": str(tmp_path / "board.avi"),
+             "calibration": json.loads(board_calibration.read_text()), "paced": False,
+             "tray_source": str(tmp_path / "tray.avi"),
+             "tray_calibration": json.loads(tray_calibration.read_text())}
+    post = service.client.post
+    assert post("/api/tables", headers=service.judge,
+                json={**table, "tray_calibration": None}).status_code == 422
+    mixed = post("/api/tables", headers=service.judge, json={**table, "tray_source": "0"})
+    assert mixed.status_code == 422 and "both" in mixed.json()["detail"]
+    made = post("/api/tables", headers=service.judge, json=table)
+    assert made.status_code == 201, made.text
+    assert made.json()["tray_source"] == table["tray_source"]
+    table_id = made.json()["id"]
+    post(f"/api/tables/{table_id}/start", headers=service.judge)
+    assert service.wait_state(table_id, ("finished", "error"))["state"] == "finished"
+    seen = [e["event"] for e in service.client.get(
+        f"/api/tables/{table_id}/events?limit=1000", headers=service.viewer).json()]
+    truth = [json.loads(line) for line in (game.video.parent / "events.jsonl").open()]
+    result = score(truth, seen)
+    assert result.turns_right == result.turns > 0, (result.missed, result.false_flags)

@@ -118,7 +118,8 @@ def split_cameras(game: Path, folder: Path) -> tuple[Path, Path]:
     x1, y1 = x1 + (x1 - x0) % 2, y1 + (y1 - y0) % 2  # the writer keeps even sizes only
     capture = cv2.VideoCapture(str(game / "game.mp4"))
     fourcc = cv2.VideoWriter.fourcc(*"MJPG")
-    board = cv2.VideoWriter(str(folder / "board.avi"), fourcc, 30.0, (960, 540))
+    board = cv2.VideoWriter(str(folder / "board.avi"), fourcc, 30.0,
+                            tuple(calibration["image_size"]))
     tray = cv2.VideoWriter(str(folder / "tray.avi"), fourcc, 30.0, (x1 - x0, y1 - y0))
     while True:
         ok, image = capture.read()

@@ -1,14 +1,16 @@
-"""The tray camera: readings only when the tray changed, and a second camera's events handed
-over by time."""
+"""The tray camera: readings only when the tray changed, a second camera's events handed
+over by time, and a live tray camera read in a thread of its own."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.dice.reader import DieReading
 from vision.dice.stream import DiceEvent, Kind
 from vision.dice.zones import DiceZones
-from vision.tray import DiceFeed, TrayCamera
+from vision.sources import VideoSource
+from vision.tray import DiceFeed, TrayCamera, TrayVideo
 
 TRAY = np.array([[0, 60], [160, 60], [160, 120], [0, 120]], np.float32)
 BOX = np.array([[0, 0], [160, 0], [160, 59], [0, 59]], np.float32)
@@ -49,3 +51,54 @@ def test_a_second_cameras_events_reach_the_board_camera_at_their_time() -> None:
     released = feed.update(33, 33 / 30, [], 0.0)
     assert [e.values for e in released] == [(6, 5)]
     assert released[0].frame == 30  # dated by the board camera's frame of that time
+
+
+class TwoDice:
+    def read(self, image: np.ndarray) -> list[DieReading]:
+        return [DieReading((70.0, 80.0, 16.0, 16.0), 6, False, 0.99),
+                DieReading((110.0, 80.0, 16.0, 16.0), 5, False, 0.99)]
+
+
+class LiveTray:
+    """A live tray camera: a die slides in and comes to rest, then the camera fails."""
+
+    def __init__(self, clock: list[float]) -> None:
+        self.index, self.clock = 0, clock
+
+    def isOpened(self) -> bool:
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.index >= 60:
+            return False, None
+        self.clock[0] = 100.0 + self.index / 30  # the shared clock moves with the frames
+        x = min(70, 10 + 6 * self.index)
+        self.index += 1
+        return True, frame_with_die(x)
+
+    def get(self, prop: int) -> float:
+        return 0.0
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_live_tray_camera_is_read_in_a_thread_on_the_tables_clock() -> None:
+    now = [100.0]
+    source = VideoSource(0, open_capture=lambda spec: LiveTray(now), clock=lambda: now[0],
+                         sleep=lambda seconds: None, give_up_after=0.0, epoch=100.0)
+    calibration = {"image_size": [160, 120],
+                   "dice_zones": {"tray": TRAY.tolist(), "box": BOX.tolist()}}
+    tray = TrayVideo(source, calibration, 30.0, TwoDice())
+    tray.start(lambda: False).join(timeout=10)
+    kinds = [event.kind for event in tray.feed.pending]
+    assert Kind.ROLL_READ in kinds
+    read = next(e for e in tray.feed.pending if e.kind is Kind.ROLL_READ)
+    assert 0.0 < read.time < 2.0  # timed from the table's epoch, not the camera's own start
+    assert tray.new_problem() is not None and tray.new_problem() is None  # said once
+
+
+def test_a_tray_calibration_needs_its_zones() -> None:
+    source = VideoSource(0, open_capture=lambda spec: LiveTray([0.0]))
+    with pytest.raises(ValueError, match="dice_zones"):
+        TrayVideo(source, {"image_size": [160, 120]}, 30.0, CountingReader())
