@@ -385,12 +385,32 @@ class GameTracker:
             return []
         flagged = turn.flagged
         events = self._judge(turn, belief, f, t, final=True)
-        if flagged is not None and turn.flagged is not None:
-            # Not corrected: the flag stands as raised. What the view shows besides may be the
-            # thrower's own checkers already moving, which is no new illegal move of the mover.
-            turn.flagged = flagged
-            events = [event for event in events if event.event != "illegal_move"]
+        if turn.flagged is not None:
+            # What the view shows may be the thrower's own checkers already moving.
+            if flagged is not None:  # not corrected: the flag stands as raised
+                turn.flagged = flagged
+                events = [event for event in events if event.event != "illegal_move"]
+            else:
+                played = self._played_before(turn, belief)
+                if played is not None:
+                    turn.flagged, turn.stage = None, Stage.MOVED
+                    turn.candidate = (played, ended_frame, ended_time)
+                    events = [event for event in events if event.event != "illegal_move"]
         return events + self._conclude(turn, (ended_frame, ended_time), (f, t))
+
+    def _played_before(self, turn: Turn, belief: BoardBelief) -> Outcome | None:
+        """The closing turn's legal outcome from which the view is the thrower's roll played
+        or being played, if one is: his checkers moved before the board was seen settled."""
+        thrower = self.turn
+        if thrower is None or thrower.dice is None or turn.dice is None or turn.mover is None:
+            return None
+        best: tuple[float, Outcome] | None = None
+        for outcome in self.rules.outcomes(self.position.with_turn(turn.mover), turn.dice):
+            judged = explain(self.rules, outcome.position, thrower.dice, belief)
+            if not judged.flag and judged.kind != "unchanged" and (
+                    best is None or judged.score > best[0]):
+                best = (judged.score, outcome)
+        return best[1] if best is not None else None
 
     def _unseen(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
         assert turn.mover is not None and turn.dice is not None

@@ -224,6 +224,26 @@ def test_a_board_not_seen_settled_before_the_opponent_throws_is_judged_at_the_ne
     assert table.named("move")[0].fields["player"] == "white"
 
 
+def test_a_board_first_seen_with_the_throwers_move_on_it_holds_both_moves() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.wait(30, moving=True)
+    table.board = WHITE_65  # white's move, never seen settled
+    table.press()
+    table.throw((3, 1))
+    table.wait(20, moving=True)  # black moves at once
+    both = position("long", "white", white={24: 14, 13: 1}, black={24: 14, 20: 1})
+    table.board = both
+    table.wait(9)
+    table.step(read=True)
+    table.press()
+    assert "illegal_move" not in table.kinds()
+    white, black = table.named("move")
+    assert white.fields["player"] == "white" and white.fields["moves"] == [[24, 18], [18, 13]]
+    assert white.frame == table.named("throw_start")[1].frame  # done by the time black threw
+    assert black.fields["player"] == "black" and table.tracker.position == both
+
+
 def test_a_wrong_start_is_flagged() -> None:
     table = Table(GameTracker(LongNardy(), Variant.LONG))
     table.board = position("long", "white", white={24: 14}, black={24: 15})
