@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--turns", type=int, default=16, help="turns per game (0: to the end)")
     parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--tempo", type=float, default=1.0,
+                        help="the players' pace (0.5: twice as fast; synth game --tempo)")
     parser.add_argument("--true-dice", action="store_true")
     parser.add_argument("--keep", type=Path, help="keep the videos and reviews here")
     args = parser.parse_args()
@@ -46,7 +48,7 @@ def main() -> None:
         variant = Variant.LONG if index % 2 == 0 else Variant.SHORT
         game = root / f"game-{seed}"
         generate(game, variant, seed, parse_size(args.size), inject=("random",),
-                 max_turns=args.turns)
+                 max_turns=args.turns, tempo=args.tempo)
         truth = [json.loads(line) for line in (game / "events.jsonl").open()]
         summary = review(game / "game.mp4", game / "calibration.json", game / "review", variant,
                          dice_watcher=TruthDice(truth) if args.true_dice else None)
@@ -65,7 +67,7 @@ def main() -> None:
     print(json.dumps({"games": args.games, "turns": turns, "turns_right": right,
                       "share_right": round(right / max(turns, 1), 4),
                       "false_flags": false_flags, "missed": dict(missed),
-                      "true_dice": args.true_dice,
+                      "true_dice": args.true_dice, "tempo": args.tempo,
                       "speed_vs_real_time": round(video_seconds / max(seconds, 1e-9), 2),
                       "three_second_decisions": {
                           kind: {"matched": len(found),

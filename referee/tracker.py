@@ -236,6 +236,12 @@ class GameTracker:
             events += self._end_by_throw(turn, f, t)
             self._set_mover(thrower)
             self._premature = _Premature(thrower) if early else None
+        elif turn is None and self.mover is not None and clock is self.mover.other:
+            # The opponent pressed while the dice were in flight: they left the thrower's hand
+            # with the opponent's clock still running (5.4.18).
+            events.append(RefereeEvent("premature_throw", f, t, {
+                "player": self.mover.value, "opponent": clock.value, "rule": "5.4.18"}))
+            self._premature = _Premature(self.mover, pressed=True)
         self.turn = Turn(self.mover)
         player = {"player": self.mover.value} if self.mover else {}
         return [*events, RefereeEvent("throw_start", f, t, player)]

@@ -171,6 +171,24 @@ def test_a_throw_before_the_press_is_premature_and_counted_when_the_thrower_move
     assert roll.fields["premature"] and roll.fields["dice"] == [3, 1]
 
 
+def test_a_throw_whose_dice_land_after_the_press_is_still_premature() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    thrown = table.frame
+    table.dice(Kind.ROLLING)  # black's dice leave his hand while white's clock runs
+    table.wait(5)
+    table.press()  # white presses while they are in flight
+    table.wait(15)
+    table.dice(Kind.ROLL_READ, (3, 1))
+    table.wait(5)
+    assert table.named("move")[0].fields["player"] == "white"
+    premature = table.named("premature_throw")[0]
+    assert premature.fields["player"] == "black" and premature.frame == thrown
+    table.move_to(position("long", "white", white={24: 14, 13: 1}, black={24: 14, 20: 1}))
+    assert table.named("roll")[-1].fields["premature"]
+
+
 def test_a_premature_throw_picked_up_before_any_move_is_not_counted() -> None:
     table = long_table()
     table.throw((6, 5))
