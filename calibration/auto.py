@@ -6,7 +6,11 @@
    triangles per half fit it: along each row, the triangle centres alternate in colour and
    differ from the field between the tips.
 3. The best candidate's corners are refined on the full-size edges (the strongest edge line
-   near each side) and returned, in read-board order.
+   near each side); then the top and bottom sides are settled on the edge line under which
+   the triangles' bases alternate in colour and above which (outside the field) nothing
+   does. That brings back a side found on the board's outer frame, the commonest wrong
+   line; a side found inward, on a row of checkers, is brought back less often (the
+   checkers hide the alternation). The corners are returned in read-board order.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ import numpy as np
 from calibration.board import field_sides
 from calibration.layout import BoardGeometry, FloatArray
 from vision.board.strips import estimate_bar_width
-from vision.board.warp import Image, rectify
+from vision.board.warp import Image, field_homography, project, rectify
 
 WORK_WIDTH = 640
 MIN_AREA = 0.12  # of the image
 MIN_SCORE = 0.3
+ROW_REACH = 0.15  # how far (of the field's height) a top or bottom side may be moved
 
 
 @dataclass(frozen=True)
@@ -209,7 +214,7 @@ def find_field(image: Image) -> FieldFit:
     fits = [(triangle_score(image, c), c) for c in
             (refine(image, corners) for _, corners in scored[:3])]
     score, corners = max(fits, key=lambda item: item[0])
-    return FieldFit(corners, score, len(unique))
+    return FieldFit(settle_rows(image, corners), score, len(unique))
 
 
 def _corners_from(lines: list[tuple[FloatArray, FloatArray]]) -> FloatArray:
@@ -254,3 +259,63 @@ def _intersect(p1: FloatArray, p2: FloatArray, p3: FloatArray, p4: FloatArray) -
         return np.asarray((p2 + p3) / 2, float)
     t = ((p3[0] - p1[0]) * d2[1] - (p3[1] - p1[1]) * d2[0]) / den
     return np.asarray(p1 + t * d1, float)
+
+
+def settle_rows(image: Image, corners: FloatArray) -> FloatArray:
+    """Move the top and the bottom side each onto the straight edge within ROW_REACH of the
+    field's height where the points' colours alternate just inside and not just outside."""
+    from calibration.moved import border_profiles
+
+    geometry = BoardGeometry(bar_width=estimate_bar_width(image, corners))
+    reach = max(3, int(ROW_REACH * float(np.linalg.norm(corners[3] - corners[0]))))
+    profiles = border_profiles(image, corners, reach)
+    sides = field_sides(corners)  # top, right, bottom, left; normals point inside
+    shifts = [0.0] * 4
+
+    def lines(trial: list[float]) -> list[tuple[FloatArray, FloatArray]]:
+        return [(a + n * s, b + n * s) for (a, b, n), s in zip(sides, trial, strict=True)]
+
+    for side in (0, 2):
+        p = profiles[side]
+        peaks = [float(k - reach) for k in range(1, len(p) - 1)
+                 if p[k] >= p[k - 1] and p[k] >= p[k + 1] and p[k] >= 0.3 * p.max()]
+        best: tuple[float, float] | None = None
+        for shift in sorted({0.0, *peaks}):
+            trial = list(shifts)
+            trial[side] = shift
+            score = _edge_row_score(image, _corners_from(lines(trial)), side == 0, geometry)
+            if best is None or score > best[0]:
+                best = (score, shift)
+        assert best is not None
+        shifts[side] = best[1]
+    return _corners_from(lines(shifts))
+
+
+def _edge_row_score(image: Image, corners: FloatArray, top: bool,
+                    geometry: BoardGeometry) -> float:
+    """How much the row of points along one long side alternates just inside the side (at
+    4 and 8 % of the height) more than just outside it (2 %)."""
+    h = field_homography(corners, geometry)
+    points = range(13, 25) if top else range(1, 13)
+    height = geometry.height
+
+    def at(depth: float) -> float:
+        return _alternation(image, h, geometry, depth * height if top else height - depth * height,
+                            points)
+
+    return (at(0.04) + at(0.08)) / 2 - at(-0.02)
+
+
+def _alternation(image: Image, h: FloatArray, geometry: BoardGeometry, y: float,
+                 points: range) -> float:
+    """Colour contrast between alternate points along the row y (field units), over the
+    spread within each set: high on the triangles' bases, low off the field."""
+    offsets = np.linspace(-0.25, 0.25, 5) * geometry.point_width
+    xs = np.concatenate([geometry.point_x(p) + offsets for p in points])
+    where = project(h, np.stack([xs, np.full_like(xs, y)], 1)).astype(np.float32)
+    values = cv2.remap(image, where[:, 0].reshape(1, -1), where[:, 1].reshape(1, -1),
+                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    colours = values.reshape(len(points), len(offsets), -1).mean(1).astype(np.float64)
+    even, odd = colours[0::2], colours[1::2]
+    spread = float(np.sqrt((even.var(0).sum() + odd.var(0).sum()) / 2))
+    return float(np.linalg.norm(even.mean(0) - odd.mean(0))) / (spread + 10.0)
