@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
+import os
 import queue
 import time
 from dataclasses import dataclass
@@ -185,8 +186,10 @@ class ProcessLink:
     from it on another, and the service's halt as a shared event."""
 
     def __init__(self, to_service: multiprocessing.Queue[Any],
-                 from_service: multiprocessing.Queue[Override], halt: ProcessEvent) -> None:
+                 from_service: multiprocessing.Queue[Override], halt: ProcessEvent,
+                 service: int) -> None:
         self.to_service, self.from_service, self.halt = to_service, from_service, halt
+        self.service = service  # the service's process id
         self._shown = 0.0
 
     def opened(self, error: str | None) -> None:
@@ -212,16 +215,31 @@ class ProcessLink:
             except queue.Empty:
                 return found
 
+    def orphaned(self) -> bool:
+        """The service died (killed, crashed): the table stops rather than go on holding its
+        camera. (The forkserver it was started from outlives the service while a table runs,
+        so the parent process tells nothing.)"""
+        try:
+            os.kill(self.service, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
     def halted(self) -> bool:
-        return self.halt.is_set()
+        return self.halt.is_set() or self.orphaned()
 
     def wait(self, seconds: float) -> None:
         self.halt.wait(seconds)
 
 
 def process_main(job: TableJob, to_service: multiprocessing.Queue[Any],
-                 from_service: multiprocessing.Queue[Override], halt: ProcessEvent) -> None:
+                 from_service: multiprocessing.Queue[Override], halt: ProcessEvent,
+                 service: int) -> None:
     """A table process: run the loop, then say how it ended."""
     logging.basicConfig(level=logging.INFO)
-    outcome = run(job, ProcessLink(to_service, from_service, halt))
+    link = ProcessLink(to_service, from_service, halt, service)
+    outcome = run(job, link)
+    if link.orphaned():  # nobody left to read it: do not wait to flush
+        to_service.cancel_join_thread()
+        return
     to_service.put(("done", outcome))

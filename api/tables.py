@@ -8,6 +8,7 @@ client never sees an event a crash could lose.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from copy import deepcopy
@@ -167,7 +168,8 @@ class TableWorker(threading.Thread):
         to_service, halt = context.Queue(), context.Event()
         self._to_process = context.Queue()
         process = context.Process(target=process_main, name=f"table-{self.row.id}",
-                                  args=(self.job, to_service, self._to_process, halt),
+                                  args=(self.job, to_service, self._to_process, halt,
+                                        os.getpid()),
                                   daemon=True)
         process.start()
         outcome: Outcome | None = None

@@ -7,12 +7,18 @@ import json
 import multiprocessing
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
+from api.store import Store
 from synth.game.score import score
 from tests.api.conftest import Game, Service
 from tests.referee.test_review import split_cameras
@@ -149,3 +155,63 @@ def test_a_table_with_a_camera_for_the_tray(service: Service, game: Game,
     truth = [json.loads(line) for line in (game.video.parent / "events.jsonl").open()]
     result = score(truth, seen)
     assert result.turns_right == result.turns > 0, (result.missed, result.false_flags)
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below `pid` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_table_processes_end_with_a_killed_service(game: Game, tmp_path: Path) -> None:
+    """A service killed outright leaves no table refereeing on its own (holding a camera)."""
+    db = tmp_path / "referee.db"
+    store = Store(db)
+    token = store.make_token("Anna", "judge")
+    row = store.add_table("table", str(game.video), game.calibration, "long", paced=True)
+    store.set_state(row.id, "running")  # resumed when the service starts
+    store.close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--db", str(db),
+                               "--port", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+                "table_start" in e.get("event", {}).get("event", "") for e in _events(port, token)):
+            time.sleep(0.2)
+        tables = descendants(server.pid)
+        assert tables, "the table runs in a process of its own"
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in tables):
+        time.sleep(0.2)
+    left = [pid for pid in tables if Path(f"/proc/{pid}/stat").exists()
+            and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+    assert not left, f"processes left running: {left}"
+
+
+def _events(port: int, token: str) -> list[dict[str, Any]]:
+    try:
+        answer = httpx.get(f"http://127.0.0.1:{port}/api/tables/1/events",
+                           headers={"Authorization": f"Bearer {token}"}, timeout=2)
+    except httpx.HTTPError:
+        return []
+    events: list[dict[str, Any]] = answer.json() if answer.is_success else []
+    return events
