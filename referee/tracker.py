@@ -217,10 +217,10 @@ class GameTracker:
 
     def _on_throw(self, f: int, t: float, clock: Side | None) -> list[RefereeEvent]:
         self._stirred = None
+        events = self._unseen_throw()
         turn = self.turn
         if turn is not None and turn.stage is Stage.THROWN:
             return []  # the same dice stirred again (a count cancelled, an arm over the tray)
-        events: list[RefereeEvent] = []
         if self._thrown_again(turn, clock):
             assert turn is not None and turn.dice is not None
             events.append(RefereeEvent("roll_discarded", f, t, {
@@ -270,11 +270,11 @@ class GameTracker:
             if pressed is not self._premature.thrower:
                 self._premature.pressed = True  # the early throw waits on the opponent's choice
             return []
+        events = self._unseen_throw() if pressed is self.mover else []
         turn = self.turn
         if turn is None or pressed is not turn.mover:
-            return []
+            return events
         turn.pressed = True
-        events: list[RefereeEvent] = []
         if turn.stage is Stage.THROWN:
             events += self._infer_roll(turn, f, t)
         return events + self._finish(turn, f, t)
@@ -473,6 +473,19 @@ class GameTracker:
         if best is None or (found is not None and best[0] < found.score):
             return None
         return best[1]
+
+    def _unseen_throw(self) -> list[RefereeEvent]:
+        """No throw was seen this turn, yet the board shows a complete move of the player to
+        throw (his dice hidden, or missed by the reader): take the roll the board shows, so
+        that the press or the next throw ends his turn instead of starting it."""
+        if self.turn is not None or self.mover is None:
+            return []
+        turn = Turn(self.mover)
+        events = self._infer_roll(turn, *self._latest_at)  # dated by the board that shows it
+        if turn.stage is not Stage.MOVED:
+            return []  # a partial or doubtful change: the throw, if any, is still his
+        self.turn = turn
+        return events
 
     def _infer_roll(self, turn: Turn, f: int, t: float) -> list[RefereeEvent]:
         """The mover pressed and no roll was read: take the roll the board shows played."""

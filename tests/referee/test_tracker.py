@@ -262,6 +262,28 @@ def test_a_board_first_seen_with_the_throwers_move_on_it_holds_both_moves() -> N
     assert black.fields["player"] == "black" and table.tracker.position == both
 
 
+def test_a_move_whose_throw_was_not_seen_is_taken_from_the_board() -> None:
+    table = long_table()
+    table.move_to(WHITE_65)  # the dice were hidden: no throw, no roll
+    settled = table.frame - 11
+    table.press()
+    assert [e.event for e in table.events] == ["clock_press", "roll_reread", "move"]
+    move = table.named("move")[0]
+    assert move.fields["dice"] == [6, 5] and move.frame == settled
+    assert table.tracker.mover is Side.BLACK
+
+
+def test_the_opponents_throw_after_an_unseen_throw_is_his_own() -> None:
+    table = long_table()
+    table.clock = None  # no clock at this table: the next throw ends the turn
+    table.tracker.clock = None
+    table.move_to(WHITE_65)  # white's throw not seen
+    table.throw((3, 1))
+    assert "illegal_move" not in table.kinds()
+    assert table.named("move")[0].fields["player"] == "white"
+    assert table.named("roll")[0].fields["player"] == "black"
+
+
 def test_a_wrong_start_is_flagged() -> None:
     table = Table(GameTracker(LongNardy(), Variant.LONG))
     table.board = position("long", "white", white={24: 14}, black={24: 15})
