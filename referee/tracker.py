@@ -87,6 +87,7 @@ class _Premature:
     thrower: Side
     roll: Dice | None = None
     pressed: bool = False  # the opponent has pressed his clock since
+    picked_up: tuple[int, float] | None = None  # dice gone while the board was not yet read
 
 
 @dataclass
@@ -209,11 +210,19 @@ class GameTracker:
                                                 "confidence": round(event.confidence, 4)})]
         pending = self._premature
         if event.kind is Kind.CLEARED and pending is not None and pending.roll is not None:
-            # Picked up before any checker moved: the opponent did not count it (5.4.18).
-            self._premature, self.turn = None, None
-            return [RefereeEvent("throw_not_counted", f, t,
-                                 {"player": pending.thrower.value, "rule": "5.4.18"})]
+            if self._stale:  # checkers may have moved first: the next clear view tells
+                pending.picked_up = (f, t)
+                return []
+            return self._not_counted(f, t)
         return []
+
+    def _not_counted(self, f: int, t: float) -> list[RefereeEvent]:
+        """The early throw's dice were picked up before any checker moved: the opponent did
+        not count it (5.4.18)."""
+        pending, self._premature, self.turn = self._premature, None, None
+        assert pending is not None
+        return [RefereeEvent("throw_not_counted", f, t,
+                             {"player": pending.thrower.value, "rule": "5.4.18"})]
 
     def _on_throw(self, f: int, t: float, clock: Side | None) -> list[RefereeEvent]:
         self._stirred = None
@@ -367,8 +376,11 @@ class GameTracker:
         if self.closing is not None:
             events += self._close(belief, f, t)
         if self._premature is not None:
+            picked_up = self._premature.picked_up
             if self._premature.roll is not None and differs(belief, self.position):
                 events += self._count_premature(f, t)
+            elif picked_up is not None:
+                return events + self._not_counted(*picked_up)
             else:
                 return events
         turn = self.turn

@@ -201,6 +201,26 @@ def test_a_premature_throw_picked_up_before_any_move_is_not_counted() -> None:
     assert table.named("roll")[-1].fields["dice"] == [4, 2]
 
 
+def test_early_dice_picked_up_before_the_board_is_read_wait_for_the_board() -> None:
+    black_31 = position("long", "white", white={24: 14, 13: 1}, black={24: 14, 20: 1})
+    for moved in (True, False):
+        table = long_table()
+        table.throw((6, 5))
+        table.move_to(WHITE_65)
+        table.dice(Kind.ROLLING)  # black throws early: white's clock still runs
+        table.wait(5)
+        table.press()
+        table.wait(5, moving=True)  # hands over the board before black's roll is read
+        if moved:
+            table.board = black_31  # black played at once
+        table.dice(Kind.ROLL_READ, (3, 1))
+        table.dice(Kind.CLEARED)  # then picked his dice up, the board not yet read
+        table.wait(9)
+        table.step(read=True)
+        assert ("throw_not_counted" in table.kinds()) is not moved
+        assert table.named("roll")[-1].fields.get("premature", False) is moved
+
+
 def test_a_cocked_die_for_three_seconds_voids_the_throw_and_the_same_player_throws_again() -> None:
     table = long_table()
     table.dice(Kind.ROLLING)
