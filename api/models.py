@@ -64,7 +64,9 @@ class TableIn(BaseModel):
     source: str = Field(min_length=1, max_length=1000, description=(
         "a video file on the server, a camera index (\"0\") or a stream address "
         "(rtsp://, http://)"))
-    calibration: CalibrationIn
+    calibration: CalibrationIn | None = Field(None, description=(
+        "as `calibrate` writes it; without one, calibrate by clicks on the camera's frame "
+        "before starting"))
     variant: VariantName | None = Field(None, description="default: the calibration's, else long")
     paced: Annotated[bool, Strict()] = Field(
         True, description="replay a file at its own pace, as a camera would")

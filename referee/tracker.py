@@ -418,15 +418,19 @@ class GameTracker:
 
     def _played_before(self, turn: Turn, belief: BoardBelief) -> Outcome | None:
         """The closing turn's legal outcome from which the view is the thrower's roll played
-        or being played, if one is: his checkers moved before the board was seen settled."""
+        or being played (legally or not), if one is: his checkers moved before the board was
+        seen settled."""
         thrower = self.turn
         if thrower is None or thrower.dice is None or turn.dice is None or turn.mover is None:
             return None
         best: tuple[float, Outcome] | None = None
         for outcome in self.rules.outcomes(self.position.with_turn(turn.mover), turn.dice):
             judged = explain(self.rules, outcome.position, thrower.dice, belief)
-            if not judged.flag and judged.kind != "unchanged" and (
-                    best is None or judged.score > best[0]):
+            # The mover's checkers stand as this outcome left them; the thrower's moves are
+            # his own turn's to judge, legal or not.
+            fits = (judged.kind in ("outcome", "partial") if not judged.flag else
+                    judged.observed.counts(turn.mover) == outcome.position.counts(turn.mover))
+            if fits and (best is None or judged.score > best[0]):
                 best = (judged.score, outcome)
         return best[1] if best is not None else None
 

@@ -51,7 +51,8 @@ def check_calibration(calibration: dict[str, object]) -> None:
 def register_table(table: TableIn, store: StoreDep, judge: Judge) -> TableOut:
     """A new table: its camera or video, its calibration and the variant played; and, when
     the dice tray has a camera of its own, that camera and its calibration (the dice zones
-    in its pixels)."""
+    in its pixels). Without a calibration, the table is calibrated afterwards by clicks on
+    its camera's frame (calibration/corners and calibration/zones) before it can start."""
     try:
         board = parse_spec(table.source)
         tray = None if table.tray_source is None else parse_spec(table.tray_source)
@@ -60,9 +61,11 @@ def register_table(table: TableIn, store: StoreDep, judge: Judge) -> TableOut:
     if tray is not None and is_live(board) != is_live(tray):
         raise HTTPException(422, "the board and tray cameras must both be recordings or both "
                             "be live: their frames are matched by time")
-    calibration = table.calibration.model_dump(exclude_unset=True)
-    check_calibration(calibration)
-    variant = table.variant or table.calibration.variant or "long"
+    calibration: dict[str, object] = {}
+    if table.calibration is not None:
+        calibration = table.calibration.model_dump(exclude_unset=True)
+        check_calibration(calibration)
+    variant = table.variant or (table.calibration and table.calibration.variant) or "long"
     tray_camera = None
     if table.tray_source is not None and table.tray_calibration is not None:
         tray_camera = table.tray_source, table.tray_calibration.model_dump(exclude_unset=True)
@@ -81,9 +84,13 @@ def get_table(table_id: int, store: StoreDep, reader: Reader) -> TableOut:
 
 
 @router.post("/{table_id}/start", responses=errors(401, 403, 404, 422))
-def start_table(table_id: int, manager: ManagerDep, judge: Judge) -> TableOut:
-    """Start the table's pipeline. 422 when its source cannot be opened (the table is then in
-    the `error` state, with the reason); `starting` when the source is still opening."""
+def start_table(table_id: int, manager: ManagerDep, store: StoreDep, judge: Judge) -> TableOut:
+    """Start the table's pipeline. 422 when it is not calibrated yet, or its source cannot be
+    opened (the table is then in the `error` state, with the reason); `starting` when the
+    source is still opening."""
+    if "corners" not in store.table(table_id).calibration:
+        raise HTTPException(422, f"table {table_id} is not calibrated yet: click the field's "
+                            "corners on its camera frame (calibration/corners)")
     row = manager.start(table_id)
     if row.state == "error":
         raise HTTPException(422,

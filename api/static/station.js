@@ -186,6 +186,22 @@ async function saveCalibration(path, body) {
   }
 }
 
+async function addNewTable(event) {
+  event.preventDefault();
+  const status = document.getElementById("new-table-status");
+  try {
+    const row = await api("/api/tables", { json: {
+      name: document.getElementById("table-name").value,
+      source: document.getElementById("table-source").value,
+      variant: document.getElementById("table-variant").value,
+    } });
+    addTable(row);
+    status.textContent = `${row.name} added: calibrate it, then start it`;
+  } catch (error) {
+    status.textContent = error.message;
+  }
+}
+
 async function showTokens() {
   const rows = await api("/api/tokens");
   const when = (seconds) => new Date(seconds * 1000).toLocaleString();
@@ -244,6 +260,7 @@ async function start() {
   document.getElementById("save-zones").addEventListener("click",
     () => saveCalibration("zones", { tray: clicks.tray, box: clicks.box }));
   document.getElementById("new-token").addEventListener("submit", makeToken);
+  document.getElementById("new-table").addEventListener("submit", addNewTable);
   document.getElementById("access").addEventListener("toggle", (event) => {
     if (event.target.open) showTokens();
   });

@@ -115,6 +115,14 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
         station.locator("#tokens tr", has_text="stream PC").get_by_role(
             "button", name="Revoke").click()
         station.locator("#tokens tr", has_text="stream PC").get_by_text("revoked").wait_for()
+
+        # A new table, to be calibrated by clicks before it starts.
+        station.get_by_text("Add a table").click()
+        station.fill("#table-name", "Table 2")
+        station.fill("#table-source", str(game.video))
+        station.get_by_role("button", name="Add the table").click()
+        station.get_by_text("Table 2 added", exact=False).wait_for()
+        assert station.locator("article.table").count() == 2
         browser.close()
 
     assert background == "rgba(0, 0, 0, 0)"

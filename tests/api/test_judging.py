@@ -68,3 +68,26 @@ def test_dice_zones_clicked_on_a_frame_let_the_table_read_dice(service: Service,
     events = service.client.get(f"/api/tables/{table_id}/events?since=-1&limit=1000",
                                 headers=service.viewer).json()
     assert any(e["event"]["event"] == "roll" for e in events)
+
+
+def test_a_table_registered_without_a_calibration_is_calibrated_by_clicks(
+        service: Service, game: Game) -> None:
+    made = service.client.post("/api/tables", headers=service.judge, json={
+        "name": "new table", "source": str(game.video), "variant": "long", "paced": False})
+    assert made.status_code == 201, made.text
+    table_id = made.json()["id"]
+    refused = service.client.post(f"/api/tables/{table_id}/start", headers=service.judge)
+    assert refused.status_code == 422 and "not calibrated" in refused.json()["detail"]
+    white_home = game.calibration["layout"]["white_point1"]
+    clicks = [(f"/api/tables/{table_id}/calibration/corners",
+               {"corners": game.calibration["corners"], "white_home": white_home}),
+              (f"/api/tables/{table_id}/calibration/zones", game.calibration["dice_zones"])]
+    for url, body in clicks:
+        answer = service.client.post(url, headers=service.judge, json=body)
+        assert answer.status_code == 200, answer.text
+    assert service.client.post(f"/api/tables/{table_id}/start",
+                               headers=service.judge).status_code == 200
+    assert service.wait_state(table_id, ("finished", "error"))["state"] == "finished"
+    events = service.client.get(f"/api/tables/{table_id}/events?limit=1000",
+                                headers=service.viewer).json()
+    assert sum(e["event"]["event"] == "move" for e in events) >= 2

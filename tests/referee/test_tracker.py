@@ -282,6 +282,26 @@ def test_a_board_first_seen_with_the_throwers_move_on_it_holds_both_moves() -> N
     assert black.fields["player"] == "black" and table.tracker.position == both
 
 
+def test_a_board_first_seen_with_the_thrower_already_playing_illegally_flags_him_alone(
+        ) -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.wait(30, moving=True)
+    table.board = WHITE_65  # white's move, never seen settled
+    table.press()
+    table.throw((3, 1))
+    table.wait(20, moving=True)
+    # black takes two checkers off his head: not allowed with 3-1 (5.4.11)
+    table.board = position("long", "white", white={24: 14, 13: 1},
+                           black={24: 13, 21: 1, 23: 1})
+    table.wait(9)
+    table.step(read=True)
+    white = table.named("move")[0]
+    assert white.fields["player"] == "white" and white.fields["dice"] == [6, 5]
+    flags = table.named("illegal_move")
+    assert [flag.fields["player"] for flag in flags] == ["black"]
+
+
 def test_a_move_whose_throw_was_not_seen_is_taken_from_the_board() -> None:
     table = long_table()
     table.move_to(WHITE_65)  # the dice were hidden: no throw, no roll
