@@ -80,7 +80,23 @@ class TrayCamera:
             x0, y0, x1, y1 = self.box
             self._dice = self.dice_reader.read(image[y0:y1, x0:x1])
             self._tray_read = grey
+        if self._dice:
+            # Dice in view are at rest when they and the tray around them are still: a hand
+            # reaching past for the checkers or the clock does not move them.
+            motion = changed_share(previous, grey, self._around(self._dice))
         return self.watcher.update(frame, time, self._dice, motion)
+
+    def _around(self, dice: Sequence[DieReading]) -> np.ndarray:
+        """The quarter-size mask of the dice with half a die around each."""
+        mask = np.zeros_like(self.mask)
+        x0, y0 = self.box[:2]
+        for x, y, w, h in (die.box for die in dice):
+            margin = max(w, h) / 2
+            left, top = int((x0 + x - margin) * SCALE), int((y0 + y - margin) * SCALE)
+            right = int(np.ceil((x0 + x + w + margin) * SCALE))
+            bottom = int(np.ceil((y0 + y + h + margin) * SCALE))
+            mask[max(top, 0):max(bottom, 0), max(left, 0):max(right, 0)] = True
+        return np.asarray(mask & self.mask, bool)
 
 
 def changed_share(before: np.ndarray | None, after: np.ndarray, mask: np.ndarray) -> float:
