@@ -44,10 +44,29 @@ class DiceDetector(nn.Module):
         return torch.cat([out[:, :3], torch.sigmoid(out[:, 3:])], dim=1)
 
 
-class DieClassifier(nn.Module):
-    """A grey crop of one die to logits over `classes` (see models/dice/config.json)."""
+class Residual(nn.Module):
+    """x + conv-BN-ReLU-conv-BN(x), then ReLU; the last BN starts at zero, so a block added
+    to trained weights starts as the identity (its input is already rectified)."""
 
-    def __init__(self, classes: int) -> None:
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            conv(channels, channels), nn.Conv2d(channels, channels, 3, 1, 1, bias=False),
+            nn.BatchNorm2d(channels),
+        )
+        nn.init.zeros_(self.body[2].weight)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.body(x))
+
+
+class DieClassifier(nn.Module):
+    """A grey crop of one die to logits over `classes` (see models/dice/classifier.json).
+
+    `blocks` residual blocks refine the features at 12x12 and again at 6x6 (a 48 crop);
+    `features` keeps its layout, so weights of a classifier without them load unchanged."""
+
+    def __init__(self, classes: int, blocks: int = 0) -> None:
         super().__init__()
         self.features = nn.Sequential(
             conv(1, 16), conv(16, 32, 2),  # 24
@@ -56,7 +75,11 @@ class DieClassifier(nn.Module):
             conv(128, 128),
             nn.AdaptiveAvgPool2d(1),
         )
+        self.refine12 = nn.Sequential(*[Residual(64) for _ in range(blocks)])
+        self.refine6 = nn.Sequential(*[Residual(128) for _ in range(blocks)])
         self.classify = nn.Linear(128, classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.classify(self.features(x).flatten(1))
+        x = self.refine12(self.features[:5](x))
+        x = self.refine6(self.features[5:7](x))
+        return self.classify(self.features[7](x).flatten(1))

@@ -3,18 +3,22 @@
     python -m models.dice.train_classifier --epochs 10 --out models/dice
 
 Data: every readable die of rune55 train, background squares of the same images as "none",
-and, when given, synthetic tray renders (--synthetic DIR), the only source of cocked dice.
+when given, the detector's false alarms on rune55 train as "none" (--hard-negatives, from
+models/dice/mine_negatives.py), and synthetic tray renders (--synthetic DIR), the only source
+of cocked dice.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 
-from models.dice.data import MIN_DIE_PIXELS, LabelledImage
+from models.dice.data import MIN_DIE_PIXELS, SHARED_DICE, LabelledImage
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, crop_die, crop_square
@@ -26,16 +30,25 @@ PATCH_SPAN = 2.6  # room around the die for rotation, shift and zoom augmentatio
 
 
 def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_image: int = 2,
-            part_negatives: float = 0.0, cocked_parts: float = 0.0
-            ) -> tuple[np.ndarray, np.ndarray]:
+            part_negatives: float = 0.0, cocked_parts: float = 0.0,
+            hard_negatives: dict[str, list[list[float]]] | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grey PATCH squares around each die (class = value, or cocked), around empty spots,
-    (for a `part_negatives` share of the dice) around a small part of a die, as "none", and
-    (for a `cocked_parts` share of the cocked dice) around a box off the die's centre."""
-    crops, labels = [], []
+    (for a `part_negatives` share of the dice) around a small part of a die, as "none",
+    (for a `cocked_parts` share of the cocked dice) around a box off the die's centre, and
+    around each of the image's `hard_negatives` boxes as "none". Also says which crops come
+    from real photographs."""
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    real: list[bool] = []
     for item in items:
         grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
         if grey is None:
             continue
+        before = len(crops)
+        for alarm in (hard_negatives or {}).get(str(item.path), []):
+            crops.append(crop_square(grey, np.array(alarm, np.float32), PATCH, PATCH_SPAN))
+            labels.append(0)
         for box, value in zip(item.boxes, item.values, strict=True):
             if min(box[2], box[3]) < MIN_DIE_PIXELS:
                 continue
@@ -50,7 +63,8 @@ def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_
         for box in _empty_spots(item.boxes, grey.shape, rng, negatives_per_image):
             crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
             labels.append(0)
-    return np.stack(crops), np.array(labels, np.int64)
+        real += [SHARED_DICE in item.path.parents] * (len(crops) - before)
+    return np.stack(crops), np.array(labels, np.int64), np.array(real, bool)
 
 
 def _empty_spots(boxes: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator,
@@ -121,18 +135,27 @@ def main() -> None:
                         help="share of dice that also give a crop of a part of the die as none")
     parser.add_argument("--cocked-parts", type=float, default=0.0,
                         help="share of cocked dice that also give a crop off their centre")
+    parser.add_argument("--hard-negatives", type=Path,
+                        help="JSON of false-alarm boxes per training image (mine_negatives)")
+    parser.add_argument("--real-weight", type=float, default=1.0,
+                        help="how much more often crops of real photographs are drawn")
+    parser.add_argument("--blocks", type=int, default=0,
+                        help="residual blocks at 12x12 and at 6x6 (capacity)")
     args = parser.parse_args()
     rng = seeded(args)
     items = training_items(args)
-    stored, labels = patches(items, rng, part_negatives=args.part_negatives,
-                             cocked_parts=args.cocked_parts)
+    hard = json.loads(args.hard_negatives.read_text()) if args.hard_negatives else None
+    stored, labels, real = patches(items, rng, part_negatives=args.part_negatives,
+                                   cocked_parts=args.cocked_parts, hard_negatives=hard)
     counts = np.bincount(labels, minlength=len(CLASSES))
-    print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)))
-    model = start_from(DieClassifier(len(CLASSES)), args)
+    print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)),
+          f"of which {int(real.sum())} real", flush=True)
+    model = start_from(DieClassifier(len(CLASSES), args.blocks), args)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(labels))
     # Cocked dice are rare but must be caught: draw them more often.
     draw = np.where(labels == COCKED, args.cocked_weight, 1.0)
+    draw *= np.where(real, args.real_weight, 1.0)
     draw /= draw.sum()
     steps = args.epochs * (per_epoch // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
@@ -160,6 +183,8 @@ def main() -> None:
          {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
           "cocked_weight": args.cocked_weight,
           "part_negatives": args.part_negatives, "cocked_parts": args.cocked_parts,
+          "blocks": args.blocks, "real_weight": args.real_weight,
+          "hard_negatives": str(args.hard_negatives) if args.hard_negatives else None,
           "crops": counts.tolist()})
 
 

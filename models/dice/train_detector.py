@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import torch
 
-from models.dice.data import LabelledImage
+from models.dice.data import SHARED_DICE, LabelledImage
 from models.dice.detector_targets import STRIDE, augment, targets
 from models.dice.nets import DiceDetector
 from models.dice.training import save, seeded, start_from, training_items, training_parser
@@ -37,7 +37,7 @@ def load(items: list[LabelledImage], longest: int) -> list[tuple[np.ndarray, np.
     for item in items:
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if image is None:
-            continue
+            raise OSError(f"cannot read {item.path}")
         scale = min(1.0, longest / max(image.shape[:2]))
         if scale < 1.0:
             image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -68,12 +68,17 @@ def main() -> None:
     parser = training_parser(__doc__.splitlines()[0], epochs=12, batch=32)
     parser.add_argument("--limit", type=int, default=0, help="use only this many images")
     parser.add_argument("--per-epoch", type=int, default=2400, help="images drawn per epoch")
+    parser.add_argument("--real-repeat", type=int, default=1,
+                        help="list rune55 train this many times (drawn that much more often)")
     args = parser.parse_args()
     rng = seeded(args)
     items = training_items(args)
     if args.limit:
         items = [items[i] for i in rng.permutation(len(items))[: args.limit]]
     data = load(items, longest=512)
+    real = [pair for pair, item in zip(data, items, strict=True)
+            if SHARED_DICE in item.path.parents]
+    data += real * (args.real_repeat - 1)  # the same arrays again
     print(f"{len(data)} training images", flush=True)
     model = start_from(DiceDetector(), args)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -100,7 +105,8 @@ def main() -> None:
               f"{time.time() - started:.0f}s", flush=True)
     save(model, args, "detector", torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE),
          ("image", "maps"), {"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
-         {"input_size": DETECTOR_SIZE, "stride": STRIDE, "images": len(data)})
+         {"input_size": DETECTOR_SIZE, "stride": STRIDE, "images": len(data),
+          "real_repeat": args.real_repeat})
 
 
 if __name__ == "__main__":

@@ -43,8 +43,13 @@ def training_items(args: argparse.Namespace) -> list[LabelledImage]:
 
 
 def start_from(model: torch.nn.Module, args: argparse.Namespace) -> torch.nn.Module:
+    """Load --init; layers the saved weights lack (blocks added since) keep their own start."""
     if args.init:
-        model.load_state_dict(torch.load(args.init))
+        missing, unexpected = model.load_state_dict(torch.load(args.init), strict=False)
+        if unexpected:
+            raise ValueError(f"{args.init} holds weights this network lacks: {unexpected}")
+        if missing:
+            print(f"not in {args.init}, left as initialised: {len(missing)} tensors")
     return model
 
 
