@@ -63,7 +63,7 @@ def strip_labels(label: dict[str, Any]) -> npt.NDArray[np.int64]:
     return out
 
 
-def scene_strips(scene: Scene, rng: np.random.Generator, quality: int,
+def scene_strips(scene: Scene | Any, rng: np.random.Generator, quality: int,
                  bar_jitter: float = 3.0, corner_jitter: float = 1.0,
                  ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     """The 26 strips of a scene (after JPEG) and their classes."""
@@ -76,8 +76,11 @@ def scene_strips(scene: Scene, rng: np.random.Generator, quality: int,
 
 
 def build(count: int, seed: int, size: tuple[int, int] = (1280, 720),
-          hand_rate: float = 0.3) -> dict[str, npt.NDArray[Any]]:
-    renderer = BoardRenderer(seed, size, (Variant.LONG, Variant.SHORT), hand_rate)
+          hand_rate: float = 0.3, head_rate: float = 0.0, real_look: float = 0.0,
+          narrow_points: float = 0.0) -> dict[str, npt.NDArray[Any]]:
+    renderer = BoardRenderer(seed, size, (Variant.LONG, Variant.SHORT), hand_rate,
+                             head_rate=head_rate, real_look=real_look,
+                             narrow_points=narrow_points)
     rng = np.random.default_rng((seed, 7))
     xs, ys, img = [], [], []
     for i in range(count):
@@ -90,15 +93,48 @@ def build(count: int, seed: int, size: tuple[int, int] = (1280, 720),
     return {"x": np.concatenate(xs), "y": np.concatenate(ys), "image": np.concatenate(img)}
 
 
+def build3d(count: int, seed: int, size: tuple[int, int] = (1280, 720),
+            tilt_max: float = 25.0) -> dict[str, npt.NDArray[Any]]:
+    """The same from MuJoCo renders (synth/board3d: thick checkers, real stacks; no hands)."""
+    from synth.board3d.render import Board3DRenderer  # MuJoCo loads only when asked for
+
+    renderer = Board3DRenderer(seed, size, (Variant.LONG, Variant.SHORT), tilt_max)
+    rng = np.random.default_rng((seed, 7))
+    xs, ys, img = [], [], []
+    try:
+        for i in range(count):
+            scene = renderer.next_scene()
+            strips, labels = scene_strips(scene, rng, int(rng.integers(55, 96)))
+            xs.append(strips)
+            ys.append(labels)
+            img.append(np.full(26, i))
+    finally:
+        renderer.close()
+    return {"x": np.concatenate(xs), "y": np.concatenate(ys), "image": np.concatenate(img)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hand-rate", type=float, default=0.3)
+    parser.add_argument("--head-rate", type=float, default=0.0,
+                        help="share of sessions from a game's first turns (tall heads)")
+    parser.add_argument("--real-look", type=float, default=0.0,
+                        help="share of sessions with real sets' checkers (synth.board.style)")
+    parser.add_argument("--narrow-points", type=float, default=0.0,
+                        help="share of those real-look boards with narrower triangles")
+    parser.add_argument("--renderer", choices=("2.5d", "3d"), default="2.5d",
+                        help="synth/board (default) or MuJoCo's synth/board3d")
+    parser.add_argument("--tilt-max", type=float, default=25.0, help="3d only")
     args = parser.parse_args()
     start = time.perf_counter()
-    data = build(args.count, args.seed, hand_rate=args.hand_rate)
+    if args.renderer == "3d":
+        data = build3d(args.count, args.seed, tilt_max=args.tilt_max)
+    else:
+        data = build(args.count, args.seed, hand_rate=args.hand_rate, head_rate=args.head_rate,
+                     real_look=args.real_look, narrow_points=args.narrow_points)
     np.savez_compressed(args.out, x=data["x"], y=data["y"], image=data["image"])
     print(f"{len(data['y'])} strips from {args.count} scenes in "
           f"{time.perf_counter() - start:.0f} s -> {args.out}")

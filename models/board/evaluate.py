@@ -24,7 +24,7 @@ from models.board.data import jpeg, strip_labels
 from referee.position import Variant
 from synth.board.render import BoardRenderer
 from vision.board.classes import OCCLUDED, decode_class
-from vision.board.reader import BoardReader, BoardReading
+from vision.board.reader import MODEL, BoardReader, BoardReading
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "board-photos"
 
@@ -124,8 +124,10 @@ def main() -> None:
     parser.add_argument("--rows", type=Path, help="CSV file for the per-image rows")
     parser.add_argument("--real", action="store_true", help="also the 3 real frames")
     parser.add_argument("--no-mirror", action="store_true", help="one pass per strip")
+    parser.add_argument("--model", type=Path, default=MODEL,
+                        help="strip classifier to evaluate (default: the committed one)")
     args = parser.parse_args()
-    reader = BoardReader(mirror=not args.no_mirror)
+    reader = BoardReader(args.model, mirror=not args.no_mirror)
     rows: list[dict[str, Any]] = []
     summary = synthetic(reader, args.count, args.seed, args.hand_rate, rows) if args.count else {}
     if args.rows and rows:

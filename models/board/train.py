@@ -26,14 +26,34 @@ from vision.board.classes import N_CLASSES, OCCLUDED
 from vision.board.strips import STRIP_SIZE, STRIP_WIDTH
 
 
-def load(paths: list[Path]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    xs, ys = [], []
-    for p in paths:
-        d = np.load(p)
-        keep = d["y"] >= 0
-        xs.append(d["x"][keep])
-        ys.append(d["y"][keep])
-    return np.concatenate(xs), np.concatenate(ys)
+def load(paths: list[Path], empty_load: float = 1.0, seed: int = 0,
+         ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """All labelled strips of the sets, in order (filled into one array: half the memory of
+    concatenating). `empty_load` < 1 keeps only that share of the empty strips (a seeded
+    draw) of every set but the last, which holds the held-out strips: less memory."""
+    rng = np.random.default_rng((seed, 3))
+    keeps = []
+    for i, p in enumerate(paths):
+        y = np.load(p)["y"]
+        keep = y >= 0
+        if empty_load < 1 and i < len(paths) - 1:
+            keep &= (y != 0) | (rng.random(len(y)) < empty_load)
+        keeps.append((y, keep))
+    n = sum(int(k.sum()) for _, k in keeps)
+    x = np.empty((n, STRIP_SIZE[1], STRIP_SIZE[0], 3), np.uint8)
+    at = 0
+    for p, (_, keep) in zip(paths, keeps, strict=True):
+        xp = np.load(p)["x"]
+        x[at:at + int(keep.sum())] = xp[keep]
+        at += int(keep.sum())
+        del xp
+    return x, np.concatenate([y[k] for y, k in keeps])
+
+
+def tall(y: np.ndarray[Any, Any], at_least: int) -> np.ndarray[Any, Any]:
+    """Whether each class is a stack of at least `at_least` checkers (either colour)."""
+    count = np.where((y >= 1) & (y <= 15), y, np.where((y >= 16) & (y <= 30), y - 15, 0))
+    return np.asarray(count >= at_least)
 
 
 def augment(x: torch.Tensor, gen: torch.Generator, cast_range: float = 0.12) -> torch.Tensor:
@@ -64,6 +84,50 @@ def evaluate(net: nn.Module, x: np.ndarray[Any, Any], y: np.ndarray[Any, Any]) -
     return 1 - wrong / max(len(x), 1)
 
 
+def init_from_onnx(net: StripNet, path: Path, calib: np.ndarray[Any, Any]) -> None:
+    """Load exported weights (`strips.onnx`, where the export folded each batch norm into its
+    convolution) into `net`: the folded convolution, and a batch norm whose statistics are
+    measured on `calib` strips, its scale and shift set to undo them. The eval-mode network
+    is then exactly the ONNX one, and in training the batch statistics come out near 1."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    blocks = [m for m in net.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise ValueError(f"{path}: {len(convs)} convolutions, StripNet has {len(blocks)}")
+    state = net.state_dict()
+    for name in ("head.1.weight", "head.1.bias", "head.4.weight", "head.4.bias"):
+        state[name] = torch.from_numpy(init[name].copy())
+    net.load_state_dict(state)
+    captured: list[torch.Tensor] = []
+    with torch.no_grad():
+        for node, block in zip(convs, blocks, strict=True):
+            conv, bn = block[0], block[1]
+            assert isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d)
+            conv.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            bias = torch.from_numpy(init[node.input[2]].copy())
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(bias)
+        net.eval()
+        hooks = [b[0].register_forward_hook(lambda _m, _i, o: captured.append(o))
+                 for b in blocks]
+        net(torch.from_numpy(calib).permute(0, 3, 1, 2).float())
+        for h in hooks:
+            h.remove()
+        for z, block in zip(captured, blocks, strict=True):
+            bn = block[1]
+            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3), unbiased=False)
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.bias.add_(mean)
+
+
 def export(net: nn.Module, out: Path) -> None:
     """ONNX weights at `out` and the torch state beside them (`.pt`, to continue from)."""
     net.eval()
@@ -87,16 +151,22 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cast", type=float, default=0.12,
                         help="range of the per-channel colour cast (0.12: +-6 %%)")
-    parser.add_argument("--init", type=Path, help="start from these weights (.pt)")
+    parser.add_argument("--init", type=Path,
+                        help="start from these weights: a .pt state or an exported .onnx")
     parser.add_argument("--empty-keep", type=float, default=0.35,
                         help="share of empty strips used per epoch (most strips are empty)")
+    parser.add_argument("--empty-load", type=float, default=1.0,
+                        help="share of empty strips loaded at all (memory; not the last set)")
+    parser.add_argument("--tall-repeat", type=int, default=1,
+                        help="strips of tall stacks (--tall-from or more) this often an epoch")
+    parser.add_argument("--tall-from", type=int, default=10)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
 
-    x, y = load(args.data)
+    x, y = load(args.data, args.empty_load, args.seed)
     # Hold out whole scenes' worth at the end (strips come 26 per scene, in order).
     n_val = min(len(x) // 10, 26 * 300)
     xv, yv = x[-n_val:], y[-n_val:]
@@ -104,11 +174,16 @@ def main() -> None:
     print(f"train {len(xt)} strips, val {len(xv)}; classes {np.bincount(yt, minlength=32)}")
 
     net = StripNet()
-    if args.init is not None:
+    if args.init is not None and args.init.suffix == ".onnx":
+        init_from_onnx(net, args.init, xt[rng.choice(len(xt), 2048, replace=False)])
+    elif args.init is not None:
         net.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     empty = np.flatnonzero(yt == 0)
     full = np.flatnonzero(yt != 0)
+    if args.tall_repeat > 1:
+        heads = np.flatnonzero(tall(yt, args.tall_from))
+        full = np.concatenate([full] + [heads] * (args.tall_repeat - 1))
     per_epoch = len(full) + int(len(empty) * args.empty_keep)
     steps = args.epochs * (per_epoch // args.batch + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.15)
@@ -144,7 +219,8 @@ def main() -> None:
         "occluded_class": OCCLUDED,
         "data": [str(p) for p in args.data], "train_strips": len(xt), "val_strips": len(xv),
         "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
-        "empty_keep": args.empty_keep, "cast": args.cast,
+        "empty_keep": args.empty_keep, "empty_load": args.empty_load, "cast": args.cast,
+        "tall_repeat": args.tall_repeat, "tall_from": args.tall_from,
         "init": None if args.init is None else str(args.init),
         "val_strip_accuracy": round(evaluate(net, xv, yv), 5),
         "train_seconds": round(time.perf_counter() - start),

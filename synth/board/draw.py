@@ -102,7 +102,11 @@ def draw_board(style: BoardStyle, scale: float, rng: np.random.Generator) -> Can
         col = g.column(p)
         top = g.half_of(p) == "top"
         colour = style.triangles[(col + (0 if top else 1)) % 2]
-        shape = canvas.px(_point_shape(g.triangle(p), style.tip_power, style.tip_round))
+        tri = g.triangle(p)
+        if style.base_width != 1.0:  # narrower base, same tip
+            tri = np.array(tri, float)
+            tri[:2, 0] = tri[2, 0] + (tri[:2, 0] - tri[2, 0]) * style.base_width
+        shape = canvas.px(_point_shape(tri, style.tip_power, style.tip_round))
         _poly(img, shape, colour)
         if style.outline is not None:
             cv2.polylines(img, [np.round(shape * _ONE).astype(np.int32)], True, style.outline,
@@ -155,11 +159,13 @@ class Sprite:
 
 def checker_sprite(look: CheckerLook, diameter: float, light: tuple[float, float],
                    shadow: tuple[float, float], side: tuple[float, float],
-                   rng: np.random.Generator) -> Sprite:
+                   rng: np.random.Generator, *, real: float = 0.0) -> Sprite:
     """One checker `diameter` pixels across, lit from direction `light` (unit vector).
 
     `shadow` and `side` are pixel offsets of the cast shadow and of the checker's base (its
-    side shows between base and top face, as seen by a tilted camera).
+    side shows between base and top face, as seen by a tilted camera). `real` (0-1) adds the
+    look of real tournament checkers: a raised ring and a recessed centre, a dark rim and a
+    darker side, blotchy reflections of the room (strong on metal) and bright glints.
     """
     r = diameter / 2
     half = math.ceil(r + max(math.hypot(*shadow), math.hypot(*side)) + 3)
@@ -194,12 +200,45 @@ def checker_sprite(look: CheckerLook, diameter: float, light: tuple[float, float
                                                                   2 * half + 1, r))
     sd = np.hypot(xx + lx * r * 0.45, yy + ly * r * 0.45)
     spec = spec_amp * np.exp(-((sd / (r * 0.25)) ** 2)) * (rel < 0.95)
-    top = np.clip(shade[..., None] * base + 255 * spec[..., None], 0, 255)
     side_colour = base * 0.55
+    if real > 0:
+        shade, spec, side_colour = _real_finish(look, rel, xx, yy, r, half, shade, spec,
+                                                base, real, rng)
+    top = np.clip(shade[..., None] * base + 255 * spec[..., None], 0, 255)
     alpha = top_a + (1 - top_a) * side_a
     colour = top * top_a[..., None] + side_colour * ((1 - top_a) * side_a)[..., None]
     full = alpha + (1 - alpha) * shadow_a
     return Sprite(colour.astype(np.float32), full.astype(np.float32), half)
+
+
+def _real_finish(look: CheckerLook, rel: Float, xx: Float, yy: Float, r: float, half: int,
+                 shade: Float, spec: Float, base: Float, real: float,
+                 rng: np.random.Generator) -> tuple[Float, Float, Float]:
+    """Shading of real checkers (the stream's gold and pearl ones, turned wood)."""
+    n = 2 * half + 1
+    metal = look.finish == "metal"
+    # Raised ring and recessed centre (turned checkers), a thin bright lip at the edge.
+    ring_at = float(rng.uniform(0.55, 0.8))
+    ring = np.exp(-(((rel - ring_at) / float(rng.uniform(0.05, 0.1))) ** 2))
+    lip = np.exp(-(((rel - 0.92) / 0.03) ** 2))
+    inner = rel < ring_at
+    shade = shade * (1 + real * (0.25 * ring + 0.15 * lip - float(rng.uniform(0.0, 0.2)) * inner))
+    # Reflections of the room: large blotches, dark ones on metal (brown streaks on gold).
+    env = value_noise(rng, n, n, max(2.0, r / float(rng.uniform(0.8, 2.0)))) - 0.5
+    amount = real * (float(rng.uniform(0.6, 1.2)) if metal else float(rng.uniform(0.1, 0.4)))
+    shade = shade * np.clip(1 + amount * env * 2, 0.25, 1.6)
+    # Dark rim: the bevel turns away from the camera.
+    edge = np.clip((rel - float(rng.uniform(0.82, 0.92))) / 0.1, 0, 1)
+    shade = shade * (1 - real * float(rng.uniform(0.2, 0.55)) * edge)
+    # Glints: a few small hot spots.
+    spec = spec * (1 - 0.5 * real)
+    for _ in range(int(rng.integers(1, 5))):
+        a, d = float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(0.0, 0.85)) * r
+        size = r * float(rng.uniform(0.05, 0.2))
+        blob = np.exp(-((np.hypot(xx - d * math.cos(a), yy - d * math.sin(a)) / size) ** 2))
+        spec = spec + real * float(rng.uniform(0.3, 0.9 if metal else 0.6)) * blob * (rel < 0.97)
+    side_colour = base * float(rng.uniform(0.2, 0.5))
+    return shade.astype(np.float32), spec.astype(np.float32), side_colour
 
 
 def paste(img: Image, sprite: Sprite, centre: tuple[float, float]) -> None:

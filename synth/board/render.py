@@ -38,7 +38,7 @@ from synth.board.draw import (
 )
 from synth.board.hand import covered_share, draw_hand
 from synth.board.scene import COLOUR_OF, Placement, image_counts, place, random_game
-from synth.board.style import BoardStyle, random_style
+from synth.board.style import BoardStyle, random_style, real_checkers
 from synth.board.textures import Image
 
 OCCLUDED_SHARE = 0.25  # a point is occluded when a hand covers this share of its checker area
@@ -72,13 +72,22 @@ class BoardRenderer:
 
     def __init__(self, seed: int | Sequence[int], size: tuple[int, int] = (1280, 720),
                  variants: tuple[Variant, ...] = (Variant.LONG, Variant.SHORT),
-                 hand_rate: float = 0.3, session_length: int = 8, effects: bool = True) -> None:
+                 hand_rate: float = 0.3, session_length: int = 8, effects: bool = True,
+                 head_rate: float = 0.0, real_look: float = 0.0,
+                 narrow_points: float = 0.0) -> None:
         self.rng = np.random.default_rng(seed)
         self.size = size
         self.variants = variants
         self.hand_rate = hand_rate
         self.session_length = session_length
         self.effects = effects  # lighting, glare, blur and noise (off for exact-colour tests)
+        # Training data only (0 keeps the default scenes): the share of sessions showing the
+        # first turns of a game (heads of 10-15 checkers in layers), and the share with real
+        # sets' checkers (`real_checkers`: gold, pearl, wood; reflections, rims, thickness),
+        # and the share of those with narrower triangles (a gap between their bases).
+        self.head_rate = head_rate
+        self.real_look = real_look
+        self.narrow_points = narrow_points
         w, h = size
         self.noise = np.clip(self.rng.normal(128, 40, (h + 64, w + 64, 3)), 0, 255).astype(np.uint8)
         self.session: _Session | None = None
@@ -86,6 +95,10 @@ class BoardRenderer:
     def _new_session(self) -> _Session:
         rng = self.rng
         style = random_style(rng)
+        real = 0.0
+        if self.real_look > 0 and rng.random() < self.real_look:
+            style = real_checkers(style, rng, self.narrow_points)
+            real = float(rng.uniform(0.5, 1.0))
         variant = self.variants[int(rng.integers(len(self.variants)))]
         layout = Layout(variant, CORNERS[int(rng.integers(4))])
         pose = random_pose(rng)
@@ -102,12 +115,18 @@ class BoardRenderer:
         shadow = (-light[0] * shadow_len, -light[1] * shadow_len)
         b = rng.uniform(0, 2 * math.pi)
         thick = d * float(rng.uniform(0.0, 0.1)) * pose.tilt / 35
+        if real:  # thick checkers: the side shows even from above, off the picture's centre
+            thick = max(thick, d * float(rng.uniform(0.02, 0.1)))
+            shadow = (shadow[0] * 1.5, shadow[1] * 1.5)
         side = (math.cos(b) * thick, math.sin(b) * thick)
         sprites = {
-            s: [checker_sprite(look, d, light, shadow, side, rng) for _ in range(2)]
+            s: [checker_sprite(look, d, light, shadow, side, rng, real=real) for _ in range(2)]
             for s, look in ((Side.WHITE, style.light), (Side.BLACK, style.dark))
         }
-        game = random_game(variant, rng, int(rng.integers(0, 160)))
+        turns = int(rng.integers(0, 160))
+        if self.head_rate > 0 and rng.random() < self.head_rate:
+            turns = int(rng.integers(0, 10))
+        game = random_game(variant, rng, turns)
         bar_half: Half = "bottom" if rng.random() < 0.5 else "top"
         return _Session(style, layout, pose, canvas, sprites, table(rng, self.size), game,
                         bar_half, int(rng.integers(1, self.session_length + 1)))

@@ -8,7 +8,7 @@ points, and cheap printed ones with low-contrast colours.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -90,6 +90,7 @@ class BoardStyle:
     logo: bool
     light: CheckerLook
     dark: CheckerLook
+    base_width: float = 1.0  # a triangle's base in point widths (real sets: a gap between)
 
 
 def _jitter(rng: np.random.Generator, colour: BGR, amount: float) -> BGR:
@@ -169,3 +170,37 @@ def random_style(rng: np.random.Generator, tournament_rate: float = 0.25) -> Boa
         light=CheckerLook(ln, _jitter(rng, lc, 0.06), lf),
         dark=CheckerLook(dn, _jitter(rng, dc, 0.1), df),
     )
+
+
+# Real sets for `real_checkers`: (light, dark) pairs as the stream and wooden sets show them.
+REAL_CHECKERS: list[tuple[str, BGR, Finish, str, BGR, Finish]] = [
+    ("white", (235, 238, 240), "pearl", "gold", (40, 150, 215), "metal"),
+    ("white", (225, 228, 232), "pearl", "brass", (35, 120, 180), "metal"),
+    ("white", (230, 235, 238), "pearl", "old gold", (50, 130, 170), "metal"),
+    ("silver", (200, 205, 210), "metal", "gold", (45, 155, 220), "metal"),
+    ("ivory", (190, 222, 236), "wood", "dark wood", (25, 45, 80), "wood"),
+    ("light wood", (120, 175, 215), "wood", "dark wood", (20, 35, 60), "wood"),
+    ("white", (235, 238, 240), "pearl", "black", (28, 28, 30), "pearl"),
+]
+
+
+def real_checkers(style: BoardStyle, rng: np.random.Generator,
+                  narrow: float = 0.0) -> BoardStyle:
+    """`style` with a real set's checkers (gold and brass against pearl, turned wood) and,
+    often, a darker dark triangle (the stream's points are near black) and narrower
+    triangles with field showing between their bases (as on the stream's board), in `narrow`
+    of the designs."""
+    ln, lc, lf, dn, dc, df = REAL_CHECKERS[int(rng.integers(len(REAL_CHECKERS)))]
+    tri_a, tri_b = style.triangles
+    if rng.random() < 0.6:
+        f = float(rng.uniform(0.35, 0.8))
+        if sum(tri_a) <= sum(tri_b):
+            tri_a = (int(tri_a[0] * f), int(tri_a[1] * f), int(tri_a[2] * f))
+        else:
+            tri_b = (int(tri_b[0] * f), int(tri_b[1] * f), int(tri_b[2] * f))
+    base = 1.0
+    if narrow > 0 and rng.random() < narrow:
+        base = float(rng.uniform(0.65, 0.95))
+    return replace(style, triangles=(tri_a, tri_b), base_width=base,
+                   light=CheckerLook(ln, _jitter(rng, lc, 0.06), lf),
+                   dark=CheckerLook(dn, _jitter(rng, dc, 0.15), df))

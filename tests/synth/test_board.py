@@ -163,3 +163,38 @@ def test_command_writes_images_and_labels(tmp_path: Path) -> None:
         assert label["variant"] == "short"
         img = cv2.imread(str(tmp_path / label["image"]))
         assert img is not None and img.shape == (240, 320, 3)
+
+
+def test_training_options_heads_and_real_checkers() -> None:
+    """`head_rate` shows openings' tall heads; `real_look` swaps in real sets' checkers (still
+    seen in their own colour at the centre) and narrower triangles; labels still add up."""
+    renderer = BoardRenderer(21, SIZE, (Variant.LONG,), hand_rate=0.0, effects=False,
+                             head_rate=1.0, real_look=1.0, narrow_points=1.0)
+    tallest, checked = 0, 0
+    for _ in range(6):
+        scene = renderer.next_scene()
+        ses = renderer.session
+        assert ses is not None
+        assert ses.style.base_width < 1.0
+        label = scene.label
+        tallest = max(tallest, *(v["count"] for v in label["points"].values()))
+        for colour in ("light", "dark"):
+            on_points = sum(v["count"] for v in label["points"].values()
+                            if v["colour"] == colour)
+            assert on_points + label["bar"][colour] + label["off"][colour] == 15
+        colours = {"light": np.array(ses.style.light.colour, float),
+                   "dark": np.array(ses.style.dark.colour, float)}
+        for checker in label["checkers"]:
+            if checker["on_top"] and checker["where"] == "point":
+                seen = _patch(scene.image, np.array(checker["centre"]))
+                other = "dark" if checker["colour"] == "light" else "light"
+                checked += (np.linalg.norm(seen - colours[checker["colour"]])
+                            < np.linalg.norm(seen - colours[other]))
+    assert tallest >= 10 and checked > 0
+
+
+def test_training_options_off_keep_the_default_scenes() -> None:
+    a = [s for s, _ in _scenes(9, 2)]
+    b = [s for s, _ in _scenes(9, 2, head_rate=0.0, real_look=0.0, narrow_points=0.0)]
+    for x, y in zip(a, b, strict=True):
+        assert np.array_equal(x.image, y.image) and x.label == y.label
