@@ -262,13 +262,19 @@ def test_a_board_not_seen_settled_before_the_opponent_throws_is_judged_at_the_ne
     assert table.named("move")[0].fields["player"] == "white"
 
 
-def test_a_board_first_seen_with_the_throwers_move_on_it_holds_both_moves() -> None:
+def white_unseen_then_black_throws() -> Table:
+    """White plays 6-5, never seen settled, presses; black throws 3-1."""
     table = long_table()
     table.throw((6, 5))
     table.wait(30, moving=True)
-    table.board = WHITE_65  # white's move, never seen settled
+    table.board = WHITE_65
     table.press()
     table.throw((3, 1))
+    return table
+
+
+def test_a_board_first_seen_with_the_throwers_move_on_it_holds_both_moves() -> None:
+    table = white_unseen_then_black_throws()
     table.wait(20, moving=True)  # black moves at once
     both = position("long", "white", white={24: 14, 13: 1}, black={24: 14, 20: 1})
     table.board = both
@@ -284,12 +290,7 @@ def test_a_board_first_seen_with_the_throwers_move_on_it_holds_both_moves() -> N
 
 def test_a_board_first_seen_with_the_thrower_already_playing_illegally_flags_him_alone(
         ) -> None:
-    table = long_table()
-    table.throw((6, 5))
-    table.wait(30, moving=True)
-    table.board = WHITE_65  # white's move, never seen settled
-    table.press()
-    table.throw((3, 1))
+    table = white_unseen_then_black_throws()
     table.wait(20, moving=True)
     # black takes two checkers off his head: not allowed with 3-1 (5.4.11)
     table.board = position("long", "white", white={24: 14, 13: 1},
