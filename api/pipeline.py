@@ -3,9 +3,10 @@
 The loop reads the table's source (a camera, a stream, or a file replayed at its own pace),
 runs each frame through the table's TableSession and hands every event it completes to the
 service. It talks to the service only through a `Link`: the service stores and publishes
-what the loop emits, and passes the judges' overrides back. A process per table lets the
-tables use every core (the frame-by-frame Python of sixteen tables does not fit in one
-interpreter's lock) and keeps a table's crash away from the others.
+what the loop emits, and passes the judges' overrides back. A process per table spreads the
+tables over every core, leaves the service's own process to storing and publishing (half
+the latency tail with sixteen tables, docs/service.md) and keeps a table's crash away from
+the others.
 """
 
 from __future__ import annotations
