@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from api.store import Store, StoredEvent, TableRow
 from referee.position import Variant
 
 RUNNING_STATES = ("starting", "running")
+HALT_GRACE = 10.0  # seconds a stopped table's process has to finish before it is terminated
 
 
 class TableManager:
@@ -141,12 +143,14 @@ class TableWorker(threading.Thread):
         self.opened = threading.Event()  # the source opened, or failed to
         self.halt = threading.Event()
         self.latest: np.ndarray | None = None
-        self._overrides: queue.Queue[Override] = queue.Queue()  # to the loop in this thread
-        self._to_process: Any = None  # the table process's override queue, once it runs
+        # Judges' overrides for the loop: a queue the table process reads, or one for the
+        # loop in this thread. Made here, so that none sent as the table starts is lost.
+        processes = manager.settings.table_processes
+        self._overrides: Any = process_context().Queue() if processes else queue.Queue()
 
     def send(self, override: Override) -> None:
         """A judge's override for the running loop."""
-        (self._to_process or self._overrides).put(override)
+        self._overrides.put(override)
 
     def run(self) -> None:
         if self.manager.settings.table_processes:
@@ -166,17 +170,20 @@ class TableWorker(threading.Thread):
     def _run_process(self) -> Outcome | None:
         context = process_context()
         to_service, halt = context.Queue(), context.Event()
-        self._to_process = context.Queue()
         process = context.Process(target=process_main, name=f"table-{self.row.id}",
-                                  args=(self.job, to_service, self._to_process, halt,
+                                  args=(self.job, to_service, self._overrides, halt,
                                         os.getpid()),
                                   daemon=True)
         process.start()
         outcome: Outcome | None = None
         done = False
+        halted_at: float | None = None
         while not done:
             if self.halt.is_set():
                 halt.set()
+                halted_at = halted_at or time.monotonic()
+                if time.monotonic() - halted_at > HALT_GRACE:  # stuck in a camera's read
+                    process.terminate()
             try:
                 kind, value = to_service.get(timeout=0.2)
             except queue.Empty:
