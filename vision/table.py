@@ -63,7 +63,7 @@ def dice_zones(calibration: BoardCalibration) -> DiceZones | None:
     zones = calibration.dice_zones
     if not zones or "tray" not in zones or "box" not in zones:
         return None
-    return DiceZones(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32))
+    return DiceZones.from_json(zones)
 
 
 @dataclass(frozen=True)

@@ -152,9 +152,8 @@ class TrayVideo:
             raise ValueError("the tray camera's calibration needs its image_size and its "
                              "dice_zones (tray and box)")
         try:
-            parsed = DiceZones(np.asarray(zones["tray"], np.float32),
-                               np.asarray(zones["box"], np.float32))
-        except (KeyError, TypeError, ValueError) as error:
+            parsed = DiceZones.from_json(zones)
+        except ValueError as error:
             raise ValueError(f"the tray camera's dice_zones: {error}") from None
         self.camera = TrayCamera(parsed, dice_reader, (int(size[0]), int(size[1])))
         self.source = source

@@ -28,12 +28,19 @@ class DiceZones:
                 raise ValueError(f"{name} must be a polygon of at least 3 [x, y] points")
 
     @classmethod
+    def from_json(cls, zones: Any) -> DiceZones:
+        """From a calibration's `dice_zones` ({"tray": [[x, y], ...], "box": [...]});
+        ValueError when it is not that."""
+        try:
+            return cls(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32))
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"dice_zones needs a tray and a box polygon: {error}") from None
+
+    @classmethod
     def load(cls, path: Path) -> DiceZones:
         try:
-            data = json.loads(path.read_text())
-            zones = data["dice_zones"]
-            return cls(np.array(zones["tray"], np.float32), np.array(zones["box"], np.float32))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
+            return cls.from_json(json.loads(path.read_text())["dice_zones"])
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
             raise ValueError(f"cannot read dice zones from {path}: {error}") from None
 
     def to_json(self) -> dict[str, Any]:
