@@ -403,17 +403,15 @@ class GameTracker:
             return []
         flagged = turn.flagged
         events = self._judge(turn, belief, f, t, final=True)
-        if turn.flagged is not None:
-            # What the view shows may be the thrower's own checkers already moving.
-            if flagged is not None:  # not corrected: the flag stands as raised
-                turn.flagged = flagged
-                events = [event for event in events if event.event != "illegal_move"]
-            else:
-                played = self._played_before(turn, belief)
-                if played is not None:
-                    turn.flagged, turn.stage = None, Stage.MOVED
-                    turn.candidate = (played, ended_frame, ended_time)
-                    events = [event for event in events if event.event != "illegal_move"]
+        # A new flag may come from the thrower's own checkers already moving in this view.
+        withdrawn = False
+        if turn.flagged is not None and flagged is not None:  # not corrected: it stands as raised
+            turn.flagged, withdrawn = flagged, True
+        elif turn.flagged is not None and (played := self._played_before(turn, belief)):
+            turn.flagged, turn.stage = None, Stage.MOVED
+            turn.candidate, withdrawn = (played, ended_frame, ended_time), True
+        if withdrawn:
+            events = [event for event in events if event.event != "illegal_move"]
         return events + self._conclude(turn, (ended_frame, ended_time), (f, t))
 
     def _played_before(self, turn: Turn, belief: BoardBelief) -> Outcome | None:
