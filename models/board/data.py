@@ -29,6 +29,9 @@ from vision.board.classes import OCCLUDED, encode_class
 from vision.board.strips import canonical_geometry, extract_strips
 from vision.board.warp import field_homography, project
 
+VARIANTS = {"both": (Variant.LONG, Variant.SHORT), "long": (Variant.LONG,),
+            "short": (Variant.SHORT,)}
+
 
 def jpeg(image: npt.NDArray[np.uint8], quality: int) -> npt.NDArray[np.uint8]:
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -77,10 +80,12 @@ def scene_strips(scene: Scene | Any, rng: np.random.Generator, quality: int,
 
 def build(count: int, seed: int, size: tuple[int, int] = (1280, 720),
           hand_rate: float = 0.3, head_rate: float = 0.0, real_look: float = 0.0,
-          narrow_points: float = 0.0) -> dict[str, npt.NDArray[Any]]:
-    renderer = BoardRenderer(seed, size, (Variant.LONG, Variant.SHORT), hand_rate,
+          narrow_points: float = 0.0, bar_spread: float = 0.0,
+          variants: tuple[Variant, ...] = (Variant.LONG, Variant.SHORT),
+          ) -> dict[str, npt.NDArray[Any]]:
+    renderer = BoardRenderer(seed, size, variants, hand_rate,
                              head_rate=head_rate, real_look=real_look,
-                             narrow_points=narrow_points)
+                             narrow_points=narrow_points, bar_spread=bar_spread)
     rng = np.random.default_rng((seed, 7))
     xs, ys, img = [], [], []
     for i in range(count):
@@ -125,6 +130,10 @@ def main() -> None:
                         help="share of sessions with real sets' checkers (synth.board.style)")
     parser.add_argument("--narrow-points", type=float, default=0.0,
                         help="share of those real-look boards with narrower triangles")
+    parser.add_argument("--bar-spread", type=float, default=0.0,
+                        help="share of scenes with the bar's checkers spread along it")
+    parser.add_argument("--variant", choices=("both", "long", "short"), default="both",
+                        help="short nardy alone puts checkers on the bar")
     parser.add_argument("--renderer", choices=("2.5d", "3d"), default="2.5d",
                         help="synth/board (default) or MuJoCo's synth/board3d")
     parser.add_argument("--tilt-max", type=float, default=25.0, help="3d only")
@@ -134,7 +143,9 @@ def main() -> None:
         data = build3d(args.count, args.seed, tilt_max=args.tilt_max)
     else:
         data = build(args.count, args.seed, hand_rate=args.hand_rate, head_rate=args.head_rate,
-                     real_look=args.real_look, narrow_points=args.narrow_points)
+                     real_look=args.real_look, narrow_points=args.narrow_points,
+                     bar_spread=args.bar_spread,
+                     variants=VARIANTS[args.variant])
     np.savez_compressed(args.out, x=data["x"], y=data["y"], image=data["image"])
     print(f"{len(data['y'])} strips from {args.count} scenes in "
           f"{time.perf_counter() - start:.0f} s -> {args.out}")

@@ -37,7 +37,7 @@ from synth.board.draw import (
     paste,
 )
 from synth.board.hand import covered_share, draw_hand
-from synth.board.scene import COLOUR_OF, Placement, image_counts, place, random_game
+from synth.board.scene import COLOUR_OF, Placement, image_counts, place, random_game, spread_bar
 from synth.board.style import BoardStyle, random_style, real_checkers
 from synth.board.textures import Image
 
@@ -74,7 +74,7 @@ class BoardRenderer:
                  variants: tuple[Variant, ...] = (Variant.LONG, Variant.SHORT),
                  hand_rate: float = 0.3, session_length: int = 8, effects: bool = True,
                  head_rate: float = 0.0, real_look: float = 0.0,
-                 narrow_points: float = 0.0) -> None:
+                 narrow_points: float = 0.0, bar_spread: float = 0.0) -> None:
         self.rng = np.random.default_rng(seed)
         self.size = size
         self.variants = variants
@@ -84,10 +84,12 @@ class BoardRenderer:
         # Training data only (0 keeps the default scenes): the share of sessions showing the
         # first turns of a game (heads of 10-15 checkers in layers), and the share with real
         # sets' checkers (`real_checkers`: gold, pearl, wood; reflections, rims, thickness),
-        # and the share of those with narrower triangles (a gap between their bases).
+        # and the share of those with narrower triangles (a gap between their bases), and the
+        # share of scenes whose bar checkers lie spread along the bar (`spread_bar`).
         self.head_rate = head_rate
         self.real_look = real_look
         self.narrow_points = narrow_points
+        self.bar_spread = bar_spread
         w, h = size
         self.noise = np.clip(self.rng.normal(128, 40, (h + 64, w + 64, 3)), 0, 255).astype(np.uint8)
         self.session: _Session | None = None
@@ -143,6 +145,8 @@ class BoardRenderer:
         position = ses.game[max(0, len(ses.game) - 1 - int(rng.integers(0, 16)))]
         g = ses.style.geometry
         placements = place(position, ses.layout, g, ses.white_bar_half)
+        if self.bar_spread > 0 and rng.random() < self.bar_spread:
+            placements = spread_bar(placements, g, rng)
         board = ses.canvas.image.copy()
         drawn: list[tuple[float, float]] = []
         jit = g.checker_diameter * 0.03

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -56,6 +56,34 @@ def place(position: Position, layout: Layout, geometry: BoardGeometry,
             out.append(Placement(side, "off", None, OFF, k, 0,
                                  geometry.off_centre(tray, home_half, k)))
     out.sort(key=lambda p: (p.where == "bar", p.layer))
+    return out
+
+
+def spread_bar(placements: list[Placement], geometry: BoardGeometry,
+               rng: np.random.Generator) -> list[Placement]:
+    """The bar's checkers as players leave them: anywhere along the bar, with gaps, some in
+    the other half, not stacked from the middle as `place` puts them (training data only)."""
+    g = geometry
+    halves: dict[Half, list[int]] = {"top": [], "bottom": []}
+    for i, p in enumerate(placements):
+        if p.where == "bar":
+            half: Half = "top" if p.centre[1] < g.height / 2 else "bottom"
+            halves[_other(half) if rng.random() < 0.3 else half].append(i)
+    out = list(placements)
+    room = g.height / 2 - g.checker_diameter  # from the first centre to the last at most
+    x = g.half_width + g.bar_width / 2
+    for half, members in halves.items():
+        if not members:
+            continue
+        # free space left beside touching checkers, shared at random among the gaps
+        free = max(0.0, room - (len(members) - 1) * g.step)
+        shares = rng.dirichlet(np.ones(len(members) + 1)) * free * float(rng.uniform(0.3, 1.0))
+        along = g.checker_diameter / 2 + shares[0]
+        for k, i in enumerate(members):
+            if k:
+                along += g.step + shares[k]
+            y = g.height / 2 - along if half == "top" else g.height / 2 + along
+            out[i] = replace(placements[i], centre=(x, y))
     return out
 
 

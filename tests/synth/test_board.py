@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,49 @@ def test_training_options_heads_and_real_checkers() -> None:
 
 def test_training_options_off_keep_the_default_scenes() -> None:
     a = [s for s, _ in _scenes(9, 2)]
-    b = [s for s, _ in _scenes(9, 2, head_rate=0.0, real_look=0.0, narrow_points=0.0)]
+    b = [s for s, _ in _scenes(9, 2, head_rate=0.0, real_look=0.0, narrow_points=0.0,
+                               bar_spread=0.0)]
     for x, y in zip(a, b, strict=True):
         assert np.array_equal(x.image, y.image) and x.label == y.label
+
+
+def test_bar_spread_leaves_the_bar_checkers_apart_along_the_bar() -> None:
+    """`bar_spread`: checkers on the bar lie along it in either half, apart, not stacked
+    from the middle; the strips' labels count them in the half they lie in."""
+    from calibration.layout import BoardGeometry
+    from models.board.data import strip_labels
+    from synth.board.scene import place, spread_bar
+    from vision.board.classes import decode_class
+
+    renderer = BoardRenderer(7, SIZE, (Variant.SHORT,), hand_rate=0.0, bar_spread=1.0)
+    seen = 0
+    for _ in range(200):
+        if seen == 3:
+            break
+        scene = renderer.next_scene()
+        bar = [c for c in scene.label["checkers"] if c["where"] == "bar"]
+        if len(bar) < 2:
+            continue
+        seen += 1
+        strips = strip_labels(scene.label)
+        counted = sum(decode_class(int(c))[1] for c in strips[24:] if c >= 0)
+        assert counted == len(bar) or -1 in strips[24:]  # both colours in a half: left out
+    assert seen >= 3
+    g = BoardGeometry()
+    gaps: list[float] = []
+    halves_used = set()
+    position = Position.from_json({"variant": "short", "turn": "white",
+                                   "white": {"6": 12}, "black": {"24": 15},
+                                   "bar": {"white": 3}})
+    for seed in range(20):
+        placed = spread_bar(place(position, Layout(Variant.SHORT, "bottom-right"), g),
+                            g, np.random.default_rng(seed))
+        ys = sorted(p.centre[1] for p in placed if p.where == "bar")
+        assert len(ys) == 3
+        for a, b in itertools.pairwise(ys):
+            if not a < g.height / 2 < b:  # two in one half never overlap
+                assert b - a >= g.step - 1e-9
+                gaps.append(b - a - g.step)
+        assert g.checker_diameter / 2 <= min(ys) and max(ys) <= g.height - g.checker_diameter / 2
+        halves_used |= {y < g.height / 2 for y in ys}
+    assert halves_used == {True, False} and max(gaps) > g.checker_diameter / 2
