@@ -23,14 +23,15 @@ from torch import nn
 
 from models.board.nets import StripNet
 from vision.board.classes import N_CLASSES, OCCLUDED
-from vision.board.strips import STRIP_SIZE, STRIP_WIDTH
+from vision.board.strips import STRIP_NAMES, STRIP_SIZE, STRIP_WIDTH
 
 
 def load(paths: list[Path], empty_load: float = 1.0, seed: int = 0,
-         ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+         ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """All labelled strips of the sets, in order (filled into one array: half the memory of
-    concatenating). `empty_load` < 1 keeps only that share of the empty strips (a seeded
-    draw) of every set but the last, which holds the held-out strips: less memory."""
+    concatenating), their classes and which strip of its scene each is (0-25, `STRIP_NAMES`
+    order). `empty_load` < 1 keeps only that share of the empty strips (a seeded draw) of
+    every set but the last, which holds the held-out strips: less memory."""
     rng = np.random.default_rng((seed, 3))
     keeps = []
     for i, p in enumerate(paths):
@@ -47,7 +48,8 @@ def load(paths: list[Path], empty_load: float = 1.0, seed: int = 0,
         x[at:at + int(keep.sum())] = xp[keep]
         at += int(keep.sum())
         del xp
-    return x, np.concatenate([y[k] for y, k in keeps])
+    strip = [(np.arange(len(y)) % len(STRIP_NAMES))[k] for y, k in keeps]
+    return x, np.concatenate([y[k] for y, k in keeps]), np.concatenate(strip)
 
 
 def tall(y: np.ndarray[Any, Any], at_least: int) -> np.ndarray[Any, Any]:
@@ -160,13 +162,15 @@ def main() -> None:
     parser.add_argument("--tall-repeat", type=int, default=1,
                         help="strips of tall stacks (--tall-from or more) this often an epoch")
     parser.add_argument("--tall-from", type=int, default=10)
+    parser.add_argument("--bar-repeat", type=int, default=1,
+                        help="bar strips holding checkers this often an epoch (they are few)")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
 
-    x, y = load(args.data, args.empty_load, args.seed)
+    x, y, strip = load(args.data, args.empty_load, args.seed)
     # Hold out whole scenes' worth at the end (strips come 26 per scene, in order).
     n_val = min(len(x) // 10, 26 * 300)
     xv, yv = x[-n_val:], y[-n_val:]
@@ -184,6 +188,9 @@ def main() -> None:
     if args.tall_repeat > 1:
         heads = np.flatnonzero(tall(yt, args.tall_from))
         full = np.concatenate([full] + [heads] * (args.tall_repeat - 1))
+    if args.bar_repeat > 1:
+        on_bar = np.flatnonzero((strip[:len(yt)] >= 24) & (yt != 0) & (yt != OCCLUDED))
+        full = np.concatenate([full] + [on_bar] * (args.bar_repeat - 1))
     per_epoch = len(full) + int(len(empty) * args.empty_keep)
     steps = args.epochs * (per_epoch // args.batch + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.15)
@@ -221,6 +228,7 @@ def main() -> None:
         "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
         "empty_keep": args.empty_keep, "empty_load": args.empty_load, "cast": args.cast,
         "tall_repeat": args.tall_repeat, "tall_from": args.tall_from,
+        "bar_repeat": args.bar_repeat,
         "init": None if args.init is None else str(args.init),
         "val_strip_accuracy": round(evaluate(net, xv, yv), 5),
         "train_seconds": round(time.perf_counter() - start),
