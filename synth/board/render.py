@@ -15,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.layout import Half
+from calibration.layout import BoardGeometry, Half, TraySide
 from calibration.numbering import CORNERS, Layout
 from referee.position import BAR, OFF, Position, Side, Variant
 from synth.board.camera import (
@@ -256,6 +256,7 @@ class BoardRenderer:
                 "centre": [round(float(c[0]), 2), round(float(c[1]), 2)],
                 "on_top": on_top, "hidden": hidden,
             })
+        trays = tray_halves(g, h, self.size, placements, checkers, mask)
         points = {str(p): {"colour": COLOUR_OF[s], "count": n}
                   for p, (s, n) in sorted(image_counts(position, layout).items())}
         w, b = position.white, position.black
@@ -266,6 +267,7 @@ class BoardRenderer:
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
             "points": points,
             "bar": {"light": w[BAR], "dark": b[BAR]}, "off": {"light": w[OFF], "dark": b[OFF]},
+            "trays": trays,
             "position": position.to_json(),
             "occluded": sorted(occluded), "bar_occluded": bar_occluded,
             "checkers": checkers,
@@ -279,6 +281,32 @@ class BoardRenderer:
             "camera": {"tilt": round(ses.pose.tilt, 2), "roll": round(ses.pose.roll, 2),
                        "azimuth": round(ses.pose.azimuth, 2)},
         }
+
+
+def tray_halves(g: BoardGeometry, h: np.ndarray[Any, Any], size: tuple[int, int],
+                placements: list[Placement], checkers: list[dict[str, Any]],
+                mask: np.ndarray[Any, Any] | None) -> dict[str, dict[str, Any]]:
+    """The four tray halves ("left-top", ...): the borne-off checkers in each, its outline
+    in pixels, whether all of it lies in the picture and whether a hand hides it (covers
+    `OCCLUDED_SHARE` of the half, or hides one of its checkers)."""
+    out: dict[str, dict[str, Any]] = {}
+    sides: tuple[TraySide, ...] = ("left", "right")
+    halves: tuple[Half, ...] = ("top", "bottom")
+    for side in sides:
+        x0, _, x1, _ = g.tray_rect(side)
+        for half in halves:
+            y0, y1 = (0.0, g.height / 2) if half == "top" else (g.height / 2, g.height)
+            quad = project(h, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+            # by the end its stack grows from: a stack of 15 may reach past the middle
+            mine = [c for p, c in zip(placements, checkers, strict=True) if p.where == "off"
+                    and p.centre == g.off_centre(side, half, p.index)]
+            inside = bool(np.all((quad >= 0) & (quad <= np.array(size) - 1)))
+            hidden = any(c["hidden"] for c in mine) or (
+                mask is not None and covered_share(mask, quad) >= OCCLUDED_SHARE)
+            out[f"{side}-{half}"] = {
+                "colour": mine[0]["colour"] if mine else None, "count": len(mine),
+                "quad": [_xy(q) for q in quad], "in_picture": inside, "hidden": hidden}
+    return out
 
 
 def _xy(point: Any) -> list[float]:
