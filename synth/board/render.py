@@ -227,10 +227,14 @@ class BoardRenderer:
         g, layout = ses.style.geometry, ses.layout
         d_units = g.checker_diameter
         occluded: list[int] = []
+        cover: dict[str, float] = {}  # share of each point's first row a hand covers, if any
         bar_occluded = False
         if mask is not None:
             for point in range(1, 25):
-                if covered_share(mask, project(h, g.point_area(point))) >= OCCLUDED_SHARE:
+                share = covered_share(mask, project(h, g.point_area(point)))
+                if share > 0:
+                    cover[str(point)] = round(share, 3)
+                if share >= OCCLUDED_SHARE:
                     occluded.append(point)
             bx0, by0, bx1, by1 = g.bar_rect()
             bar_poly = np.array([[bx0 - d_units / 2, by0], [bx1 + d_units / 2, by0],
@@ -269,7 +273,7 @@ class BoardRenderer:
             "bar": {"light": w[BAR], "dark": b[BAR]}, "off": {"light": w[OFF], "dark": b[OFF]},
             "trays": trays,
             "position": position.to_json(),
-            "occluded": sorted(occluded), "bar_occluded": bar_occluded,
+            "occluded": sorted(occluded), "cover": cover, "bar_occluded": bar_occluded,
             "checkers": checkers,
             "checker_diameter_px": round(self._checker_px(h, d_units), 2),
             "checker_colours": {"light": ses.style.light.name, "dark": ses.style.dark.name},

@@ -132,14 +132,19 @@ def test_checker_centres_follow_the_homography() -> None:
 
 
 def test_hands_hide_points() -> None:
-    occluded = hidden = 0
+    occluded = hidden = partly = 0
     for scene, _ in _scenes(3, 10, hand_rate=1.0):
-        occluded += len(scene.label["occluded"])
-        for checker in scene.label["checkers"]:
+        label = scene.label
+        occluded += len(label["occluded"])
+        for checker in label["checkers"]:
             hidden += checker["hidden"]
             if checker["hidden"] and checker["where"] == "point":
-                assert checker["point"] in scene.label["occluded"]
-    assert occluded > 0 and hidden > 0
+                assert checker["point"] in label["occluded"]
+        # a point is hidden when a hand covers a quarter of it (or one of its checkers)
+        assert {int(p) for p, share in label["cover"].items() if share >= 0.25} <= set(
+            label["occluded"]) <= {int(p) for p in label["cover"]}
+        partly += sum(0 < share < 0.25 for share in label["cover"].values())
+    assert occluded > 0 and hidden > 0 and partly > 0
 
 
 def test_same_seed_same_scenes() -> None:
