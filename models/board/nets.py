@@ -20,16 +20,19 @@ class StripNet(nn.Module):
     width only), as counting checkers is about how far along they reach.
     """
 
-    def __init__(self, width: int = 1) -> None:
+    def __init__(self, width: int = 1, rows: int = 16,
+                 channels: tuple[int, int, int, int] = (16, 24, 32, 48)) -> None:
+        """`rows`: the input's height over 8 (16 for strips, 24 for the trays' patches);
+        `channels` of the four blocks (the trays' larger patches use fewer: time)."""
         super().__init__()
-        c = [16 * width, 24 * width, 32 * width, 48 * width]
+        c = [n * width for n in channels]
         self.features = nn.Sequential(
             _block(3, c[0], 2),  # 64 x 12
             _block(c[0], c[1], 2),  # 32 x 6
             _block(c[1], c[2]), nn.MaxPool2d(2),  # 16 x 3
             _block(c[2], c[3]),
         )
-        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[3] * 16, 96), nn.ReLU(inplace=True),
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[3] * rows, 96), nn.ReLU(inplace=True),
                                   nn.Dropout(0.1), nn.Linear(96, N_CLASSES))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -3,7 +3,9 @@
 `BoardReader.read(image, corners)` cuts the 26 strips (vision/board/strips.py, through the
 one warp of vision/board/warp.py), runs the ONNX strip classifier (models/board) and returns
 a `BoardReading`: for every strip a probability distribution over 32 classes (empty, 1-15
-light, 1-15 dark, occluded), i.e. P(count, colour) per point. Images are BGR uint8.
+light, 1-15 dark, occluded), i.e. P(count, colour) per point; and, from the side trays beside
+the field (vision/board/trays.py, a second network), the borne-off checkers. Images are BGR
+uint8.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from vision.board.strips import (
     estimate_bar_width,
     extract_strips,
 )
+from vision.board.totals import decode_counts
+from vision.board.trays import MODEL as TRAY_MODEL
+from vision.board.trays import TRAY_NAMES, TrayReader, TrayReading, count_off
 from vision.board.warp import Image, as_corners, check_corners, rectify
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "board" / "strips.onnx"
@@ -40,11 +45,14 @@ class BoardReading:
       relative, then bar-top, bar-bottom), columns the classes 0 empty, 1-15 light count,
       16-30 dark count, 31 occluded; each row sums to 1.
     - `corners`: (4, 2) the field corners used; `bar_width`: the bar in canonical units.
+    - `trays`: the four tray halves beside the field (borne-off checkers), or None when the
+      reader was built without its tray model.
     """
 
     probs: FloatArray
     corners: FloatArray
     bar_width: float
+    trays: TrayReading | None = None
 
     def __post_init__(self) -> None:
         if self.probs.ndim != 2 or self.probs.shape != (len(STRIP_NAMES), N_CLASSES):
@@ -81,8 +89,23 @@ class BoardReading:
         """Probability of what was reported for the point (its count and colour, or occluded)."""
         return float(self.probs[point - 1].max())
 
+    def off(self) -> dict[str, int] | None:
+        """Borne-off checkers per colour; None unless all four tray halves were seen.
+
+        The trays' classes are chosen with the strips' so that each colour adds up to 15
+        (vision/board/totals.py), or to at most 15 while a hand hides part of the board: a
+        stack in a tray read alone is often a checker off, the total is not. The strips' own
+        classes are left as read.
+        """
+        if self.trays is None or self.trays.hidden:
+            return None
+        exact = not (self.occluded or self.bar_occluded)
+        joint = decode_counts(np.vstack([self.probs, self.trays.probs]), exact=exact)
+        return count_off(joint[len(STRIP_NAMES):])
+
     def to_json(self, image: str) -> dict[str, Any]:
-        """The `read-board` answer of FORMATS.md (plus `bar_occluded`)."""
+        """The `read-board` answer of FORMATS.md (plus `bar_occluded` and the borne-off
+        checkers: `off`, `off_confidence` per tray half, `off_hidden` the halves not seen)."""
         points: dict[str, dict[str, Any]] = {}
         for p in range(1, 25):
             colour, n = self.point(p)
@@ -92,6 +115,9 @@ class BoardReading:
             "image": image, "points": points, "bar": self.bar(), "occluded": self.occluded,
             "confidence": {str(p): round(self.confidence(p), 4) for p in range(1, 25)},
             "bar_occluded": self.bar_occluded,
+            "off": self.off(),
+            "off_confidence": None if self.trays is None else self.trays.confidence(),
+            "off_hidden": list(TRAY_NAMES) if self.trays is None else self.trays.hidden,
         }
 
 
@@ -99,10 +125,12 @@ class BoardReader:
     """The strip classifier behind one ONNX Runtime session (one thread by default).
 
     `mirror`: also classify each strip mirrored left-right and average the two
-    distributions (twice the classifier's time, fewer errors).
+    distributions (twice the classifier's time, fewer errors). `trays`: the tray classifier
+    for the borne-off checkers (None: not read).
     """
 
-    def __init__(self, model: Path = MODEL, threads: int = 1, mirror: bool = True) -> None:
+    def __init__(self, model: Path = MODEL, threads: int = 1, mirror: bool = True,
+                 trays: Path | None = TRAY_MODEL) -> None:
         import onnxruntime as ort
 
         if not Path(model).is_file():
@@ -113,6 +141,7 @@ class BoardReader:
         self.session = ort.InferenceSession(str(model), options,
                                             providers=["CPUExecutionProvider"])
         self.mirror = mirror
+        self.trays = None if trays is None else TrayReader(trays, threads)
 
     def read(self, image: Image, corners: Any, bar_width: float | None = None) -> BoardReading:
         """Read the board inside `corners` (top-left, top-right, bottom-right, bottom-left).
@@ -138,7 +167,8 @@ class BoardReader:
         p /= p.sum(1, keepdims=True)
         if self.mirror:
             p = (p[:len(strips)] + p[len(strips):]) / 2
-        return BoardReading(np.asarray(p, np.float64), c, float(bar_width))
+        trays = None if self.trays is None else self.trays.read(image, c)
+        return BoardReading(np.asarray(p, np.float64), c, float(bar_width), trays)
 
 
 def check_board(image: Image, corners: FloatArray) -> None:
