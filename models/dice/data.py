@@ -136,17 +136,14 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
     """Rendered tray scenes from `nardy-referee synth dice` (labels.jsonl beside the images).
 
     Cocked dice get value 0; dice hidden behind the box (no box, or few visible pixels) are
-    left out, as a camera could not see them either. So are tilted dice inside the box: the
-    renderer calls a die cocked by its tilt from straight up, and one lying flat on the box's
-    slanted ramp is stalled (5.4.32), not standing on an edge (5.4.33).
+    left out, as a camera could not see them either. Scenes rendered before 2026-11-29 21:22
+    called a die lying flat on the box's slanted ramp cocked: render them again.
     """
     found = []
     for line in (directory / "labels.jsonl").read_text().splitlines():
         record = json.loads(line)
         dice = [d for d in record["dice"]
-                if d["box"] is not None
-                and d.get("visible_px", 1 << 30) >= min_visible_pixels
-                and not (d["cocked"] and d.get("in_box"))]
+                if d["box"] is not None and d.get("visible_px", 1 << 30) >= min_visible_pixels]
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         found.append(LabelledImage(directory / record["image"], boxes, values))
