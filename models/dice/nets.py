@@ -61,15 +61,16 @@ class Residual(nn.Module):
 
 
 class DieClassifier(nn.Module):
-    """A grey crop of one die to logits over `classes` (see models/dice/classifier.json).
+    """Grey crops of one die (`channels`: the die's, and a wider one of its surroundings) to
+    logits over `classes` (see models/dice/classifier.json).
 
     `blocks` residual blocks refine the features at 12x12 and again at 6x6 (a 48 crop);
     `features` keeps its layout, so weights of a classifier without them load unchanged."""
 
-    def __init__(self, classes: int, blocks: int = 0) -> None:
+    def __init__(self, classes: int, blocks: int = 0, channels: int = 1) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            conv(1, 16), conv(16, 32, 2),  # 24
+            conv(channels, 16), conv(16, 32, 2),  # 24
             conv(32, 32), conv(32, 64, 2),  # 12
             conv(64, 64), conv(64, 128, 2),  # 6
             conv(128, 128),

@@ -21,47 +21,56 @@ import torch
 from models.dice.data import MIN_DIE_PIXELS, SHARED_DICE, LabelledImage
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
-from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, crop_die, crop_square
+from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, classifier_input, crop_square
 
 CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
 COCKED = CLASSES.index("cocked")
 PATCH = 96
 PATCH_SPAN = 2.6  # room around the die for rotation, shift and zoom augmentation
+CONTEXT_ROOM = 1.6  # the patch spans this many times the context crop, for the same room
+
+
+def patch_geometry(context_span: float) -> tuple[int, float]:
+    """The stored patches' side in pixels and span (times the die's box): room for the
+    augmentation around the widest crop, at PATCH / PATCH_SPAN pixels per box side."""
+    span = max(PATCH_SPAN, CONTEXT_ROOM * context_span)
+    return round(PATCH * span / PATCH_SPAN), span
 
 
 def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_image: int = 2,
             part_negatives: float = 0.0, cocked_parts: float = 0.0,
-            hard_negatives: dict[str, list[list[float]]] | None = None
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Grey PATCH squares around each die (class = value, or cocked), around empty spots,
-    (for a `part_negatives` share of the dice) around a small part of a die, as "none",
-    (for a `cocked_parts` share of the cocked dice) around a box off the die's centre, and
-    around each of the image's `hard_negatives` boxes as "none". Also says which crops come
-    from real photographs."""
+            hard_negatives: dict[str, list[list[float]]] | None = None,
+            context_span: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Grey squares (patch_geometry) around each die (class = value, or cocked), around
+    empty spots, (for a `part_negatives` share of the dice) around a small part of a die, as
+    "none", (for a `cocked_parts` share of the cocked dice) around a box off the die's centre,
+    and around each of the image's `hard_negatives` boxes as "none". Also says which crops
+    come from real photographs."""
     crops: list[np.ndarray] = []
     labels: list[int] = []
     real: list[bool] = []
+    size, span = patch_geometry(context_span)
     for item in items:
         grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
         if grey is None:
             continue
         before = len(crops)
         for alarm in (hard_negatives or {}).get(str(item.path), []):
-            crops.append(crop_square(grey, np.array(alarm, np.float32), PATCH, PATCH_SPAN))
+            crops.append(crop_square(grey, np.array(alarm, np.float32), size, span))
             labels.append(0)
         for box, value in zip(item.boxes, item.values, strict=True):
             if min(box[2], box[3]) < MIN_DIE_PIXELS:
                 continue
-            crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
+            crops.append(crop_square(grey, box, size, span))
             labels.append(COCKED if value == 0 else int(value))
             if value == 0 and rng.random() < cocked_parts:
-                crops.append(crop_square(grey, _off_centre(box, rng), PATCH, PATCH_SPAN))
+                crops.append(crop_square(grey, _off_centre(box, rng), size, span))
                 labels.append(COCKED)
             if rng.random() < part_negatives:
-                crops.append(crop_square(grey, _part_of(box, rng), PATCH, PATCH_SPAN))
+                crops.append(crop_square(grey, _part_of(box, rng), size, span))
                 labels.append(0)
         for box in _empty_spots(item.boxes, grey.shape, rng, negatives_per_image):
-            crops.append(crop_square(grey, box, PATCH, PATCH_SPAN))
+            crops.append(crop_square(grey, box, size, span))
             labels.append(0)
         real += [SHARED_DICE in item.path.parents] * (len(crops) - before)
     return np.stack(crops), np.array(labels, np.int64), np.array(real, bool)
@@ -109,18 +118,21 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(w * h / min(a[2] * a[3], b[2] * b[3]))
 
 
-def augmented(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def augmented(patch: np.ndarray, rng: np.random.Generator, context_span: float = 0.0
+              ) -> np.ndarray:
     """The classifier input from a stored patch, as the detector's boxes might frame it."""
-    side = PATCH / PATCH_SPAN
-    box = np.array([(PATCH - side) / 2, (PATCH - side) / 2, side, side], np.float32)
+    size = patch.shape[0]
+    side = size / patch_geometry(context_span)[1]
+    box = np.array([(size - side) / 2, (size - side) / 2, side, side], np.float32)
     pixels: np.ndarray = patch.astype(np.float32) * rng.uniform(0.6, 1.4) + rng.uniform(-30, 30)
     if rng.random() < 0.3:
         pixels = cv2.GaussianBlur(pixels, (0, 0), rng.uniform(0.4, 1.2))
     pixels = np.clip(pixels + rng.normal(0, rng.uniform(0, 6), pixels.shape), 0, 255)
-    return crop_die(
+    return classifier_input(
         pixels.astype(np.uint8),
         box,
-        span=CROP_SPAN * rng.uniform(0.85, 1.25),
+        context_span,
+        zoom=rng.uniform(0.85, 1.25),
         angle=rng.uniform(-180, 180),
         shift=(rng.uniform(-0.08, 0.08), rng.uniform(-0.08, 0.08)),
     )
@@ -141,16 +153,21 @@ def main() -> None:
                         help="how much more often crops of real photographs are drawn")
     parser.add_argument("--blocks", type=int, default=0,
                         help="residual blocks at 12x12 and at 6x6 (capacity)")
+    parser.add_argument("--context", type=float, default=0.0,
+                        help="also a crop this many times the die's box, as a second channel "
+                             "(0: the die's crop alone)")
     args = parser.parse_args()
     rng = seeded(args)
     items = training_items(args)
     hard = json.loads(args.hard_negatives.read_text()) if args.hard_negatives else None
     stored, labels, real = patches(items, rng, part_negatives=args.part_negatives,
-                                   cocked_parts=args.cocked_parts, hard_negatives=hard)
+                                   cocked_parts=args.cocked_parts, hard_negatives=hard,
+                                   context_span=args.context)
     counts = np.bincount(labels, minlength=len(CLASSES))
     print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)),
           f"of which {int(real.sum())} real", flush=True)
-    model = start_from(DieClassifier(len(CLASSES), args.blocks), args)
+    channels = 2 if args.context else 1
+    model = start_from(DieClassifier(len(CLASSES), args.blocks, channels), args)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(labels))
     # Cocked dice are rare but must be caught: draw them more often.
@@ -165,7 +182,7 @@ def main() -> None:
         order = rng.choice(len(labels), per_epoch, replace=False, p=draw)
         for start in range(0, len(order) - args.batch + 1, args.batch):
             chosen = order[start : start + args.batch]
-            inputs = np.stack([augmented(stored[i], rng) for i in chosen])[:, None]
+            inputs = np.stack([augmented(stored[i], rng, args.context) for i in chosen])
             target = torch.from_numpy(labels[chosen])
             logits = model(torch.from_numpy(inputs))
             loss = torch.nn.functional.cross_entropy(logits, target, label_smoothing=0.05)
@@ -178,9 +195,10 @@ def main() -> None:
         seen = len(order) // args.batch * args.batch
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / seen:.4f} "
               f"train accuracy {right / seen:.4f} {time.time() - started:.0f}s", flush=True)
-    save(model, args, "classifier", torch.zeros(1, 1, CROP_SIZE, CROP_SIZE),
+    save(model, args, "classifier", torch.zeros(1, channels, CROP_SIZE, CROP_SIZE),
          ("crops", "logits"), {"crops": {0: "n"}, "logits": {0: "n"}},
          {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
+          "context_span": args.context,
           "cocked_weight": args.cocked_weight,
           "part_negatives": args.part_negatives, "cocked_parts": args.cocked_parts,
           "blocks": args.blocks, "real_weight": args.real_weight,

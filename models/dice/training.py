@@ -43,9 +43,18 @@ def training_items(args: argparse.Namespace) -> list[LabelledImage]:
 
 
 def start_from(model: torch.nn.Module, args: argparse.Namespace) -> torch.nn.Module:
-    """Load --init; layers the saved weights lack (blocks added since) keep their own start."""
+    """Load --init; layers the saved weights lack (blocks added since) keep their own start,
+    and input channels they lack (the context crop) start at zero, so the network at first
+    computes what the saved one did."""
     if args.init:
-        missing, unexpected = model.load_state_dict(torch.load(args.init), strict=False)
+        state = torch.load(args.init)
+        own = model.state_dict()
+        for key, saved in state.items():
+            if key in own and saved.dim() == 4 and own[key].shape[1] > saved.shape[1]:
+                grown = torch.zeros_like(own[key])
+                grown[:, : saved.shape[1]] = saved
+                state[key] = grown
+        missing, unexpected = model.load_state_dict(state, strict=False)
         if unexpected:
             raise ValueError(f"{args.init} holds weights this network lacks: {unexpected}")
         if missing:

@@ -147,3 +147,32 @@ def test_a_photograph_turned_a_quarter_reads_the_same(reader: DiceReader) -> Non
     values = sorted(d.value or 0 for d in reader.read(image))
     turned = sorted(d.value or 0 for d in reader.read(np.ascontiguousarray(np.rot90(image))))
     assert values and values == turned
+
+
+def test_the_context_crop_is_a_second_channel_around_the_same_die() -> None:
+    from vision.dice.preprocess import CROP_SIZE, classifier_input, crop_die
+
+    grey = np.random.default_rng(0).integers(0, 255, (240, 320), np.uint8)
+    box = np.array([100, 80, 30, 30], np.float32)
+    alone = classifier_input(grey, box)
+    both = classifier_input(grey, box, context_span=3.0)
+    assert alone.shape == (1, CROP_SIZE, CROP_SIZE)
+    assert both.shape == (2, CROP_SIZE, CROP_SIZE)
+    assert np.array_equal(both[0], crop_die(grey, box))
+    assert np.array_equal(both[1], crop_die(grey, box, span=3.0))
+
+
+def test_a_classifier_grown_a_context_channel_starts_as_the_saved_one(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from argparse import Namespace
+
+    from models.dice.nets import DieClassifier
+    from models.dice.training import start_from
+
+    torch.manual_seed(0)
+    saved = DieClassifier(8).eval()
+    torch.save(saved.state_dict(), tmp_path / "classifier.pt")
+    grown = start_from(DieClassifier(8, channels=2), Namespace(init=tmp_path / "classifier.pt"))
+    crops = torch.randn(3, 2, 48, 48)
+    with torch.no_grad():
+        assert torch.allclose(grown.eval()(crops), saved(crops[:, :1]))

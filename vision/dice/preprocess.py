@@ -1,7 +1,8 @@
 """The one place where images become network inputs, for training and inference alike.
 
 Colour order: images are BGR uint8 as OpenCV reads them. The detector takes the BGR image
-letterboxed to a square; the classifier takes a grey square crop around one die.
+letterboxed to a square; the classifier takes a grey square crop around one die and, when its
+config asks for one, a wider crop of the same spot as a second channel.
 """
 
 from __future__ import annotations
@@ -70,3 +71,25 @@ def normalise_crop(crop: np.ndarray) -> np.ndarray:
     values = crop.astype(np.float32)
     normalised: np.ndarray = (values - values.mean()) / (values.std() + 8.0)
     return normalised
+
+
+def classifier_input(
+    grey: np.ndarray,
+    box: np.ndarray,
+    context_span: float = 0.0,
+    zoom: float = 1.0,
+    angle: float = 0.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """(channels, CROP_SIZE, CROP_SIZE) float32: the die's crop, and when `context_span` is
+    not 0 a crop `context_span` times the box around it: the surroundings (the floor's
+    perspective, a wall the die leans on, its shadow) were meant to tell a flat die seen
+    obliquely from a cocked one seen from above, alike in the tight crop; they helped little
+    (models/dice/README.md). `zoom`, `angle` and `shift` (a fraction of the tight crop) move
+    both crops alike; inference uses none."""
+    die = crop_die(grey, box, CROP_SPAN * zoom, angle, shift)
+    if not context_span:
+        return die[None]
+    ratio = CROP_SPAN / context_span
+    wide = crop_die(grey, box, context_span * zoom, angle, (shift[0] * ratio, shift[1] * ratio))
+    return np.stack([die, wide])

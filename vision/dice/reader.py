@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
-from vision.dice.preprocess import crop_die, letterbox
+from vision.dice.preprocess import classifier_input, letterbox
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
 SIZE_UNIT = 16.0  # the detector's size channels are log(size / SIZE_UNIT)
@@ -74,6 +74,7 @@ class DiceReader:
         self.classifier = _session(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
         self.classes: list[str] = config["classes"]
+        self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
         self.detection_threshold = detection_threshold
         if not 1 <= turns <= 4:
@@ -106,7 +107,7 @@ class DiceReader:
         if not len(boxes):
             return []
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        crops = np.stack([crop_die(grey, box) for box in boxes])[:, None]
+        crops = np.stack([classifier_input(grey, box, self.context_span) for box in boxes])
         probs = self._classify(crops)
         unsure = np.flatnonzero(probs.max(axis=1) < self.sure)
         if self.turns > 1 and len(unsure):
@@ -133,7 +134,7 @@ class DiceReader:
         return readings
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
-        """Class probabilities (n, classes) of (n, 1, size, size) crops."""
+        """Class probabilities (n, classes) of (n, channels, size, size) crops."""
         logits = self.classifier.run(None, {"crops": crops})[0]
         probs: np.ndarray = np.exp(logits - logits.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
