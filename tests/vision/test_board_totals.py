@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from vision.board.classes import N_CLASSES, OCCLUDED, encode_class
+from vision.board.reader import BoardReading
 from vision.board.totals import decode_counts
+from vision.board.trays import TrayReading
 
 LIGHT, DARK = "light", "dark"
 
@@ -74,6 +76,14 @@ def test_occluded_strips_add_no_checkers() -> None:
     assert chosen[0] == OCCLUDED and chosen[1] == encode_class(LIGHT, 15)
 
 
+def test_a_visible_point_is_not_called_occluded_to_drop_its_checkers() -> None:
+    # 3 light on the first point unless it were hidden; 13 light elsewhere, nearly sure
+    probs = reading({encode_class(LIGHT, 3): 0.98, OCCLUDED: 0.02},
+                    {encode_class(LIGHT, 13): 0.999, encode_class(LIGHT, 12): 0.001})
+    chosen = decode_counts(probs)
+    assert list(chosen[:2]) == [encode_class(LIGHT, 3), encode_class(LIGHT, 12)]
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_the_choice_is_the_best_assignment_within_the_totals(seed: int) -> None:
     """Against brute force over four uncertain strips, each empty or one of three counts."""
@@ -94,3 +104,20 @@ def test_the_choice_is_the_best_assignment_within_the_totals(seed: int) -> None:
     assert best is not None  # all four empty is always within the totals
     chosen = decode_counts(probs, totals)
     assert tuple(int(c) for c in chosen[:4]) == tuple(int(c) for c in best)
+
+
+def test_a_board_reading_reports_what_adds_up_with_the_trays() -> None:
+    # a head read likelier as 14 than 13, two light borne off in the left-top tray half
+    probs = reading({encode_class(LIGHT, 14): 0.6, encode_class(LIGHT, 13): 0.4},
+                    {encode_class(DARK, 15): 1.0})
+    trays = reading({encode_class(LIGHT, 2): 0.9, encode_class(LIGHT, 1): 0.1}, strips=4)
+    alone = BoardReading(probs, np.zeros((4, 2)), 40.0)
+    assert alone.point(1) == (LIGHT, 14) and alone.off() is None  # at most 15: 14 is allowed
+    seen = BoardReading(probs, np.zeros((4, 2)), 40.0, TrayReading(trays))
+    assert seen.point(1) == (LIGHT, 13) and seen.off() == {"light": 2, "dark": 0}
+    assert seen.confidence(1) == pytest.approx(probs[0, encode_class(LIGHT, 13)])
+    hidden = trays.copy()
+    hidden[3] = 0.0
+    hidden[3, OCCLUDED] = 1.0  # a tray half not seen: nothing exact to go on
+    unsure = BoardReading(probs, np.zeros((4, 2)), 40.0, TrayReading(hidden))
+    assert unsure.point(1) == (LIGHT, 14) and unsure.off() is None

@@ -4,13 +4,15 @@
 one warp of vision/board/warp.py), runs the ONNX strip classifier (models/board) and returns
 a `BoardReading`: for every strip a probability distribution over 32 classes (empty, 1-15
 light, 1-15 dark, occluded), i.e. P(count, colour) per point; and, from the side trays beside
-the field (vision/board/trays.py, a second network), the borne-off checkers. Images are BGR
-uint8.
+the field (vision/board/trays.py, a second network), the borne-off checkers. What it reports
+(`classes`) is the most probable reading whose checkers add up to 15 of each colour
+(vision/board/totals.py). Images are BGR uint8.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +63,21 @@ class BoardReading:
         if self.corners.shape != (4, 2):
             raise ValueError(f"corners must have shape (4, 2), but got {self.corners.shape}")
 
+    @cached_property
+    def _decoded(self) -> npt.NDArray[np.int64]:
+        """The class of each strip, then of each tray half when all four were seen, chosen
+        together so that each colour adds up to 15 (vision/board/totals.py): exactly when
+        nothing is hidden, at most while a hand hides a point or the trays are not all seen.
+        Read alone, a tall stack or a tray's stack is often a checker off; the total is not."""
+        if self.trays is None or self.trays.hidden:
+            return decode_counts(self.probs)
+        hidden = bool(np.any(self.probs.argmax(1) == OCCLUDED))
+        return decode_counts(np.vstack([self.probs, self.trays.probs]), exact=not hidden)
+
     @property
     def classes(self) -> npt.NDArray[np.int64]:
-        return np.asarray(self.probs.argmax(1), np.int64)
+        """The class read on each strip (`_decoded`)."""
+        return self._decoded[:len(STRIP_NAMES)]
 
     def point(self, point: int) -> tuple[str | None, int]:
         """(colour, count) read on an image-relative point; (None, 0) if empty or occluded."""
@@ -87,21 +101,13 @@ class BoardReading:
 
     def confidence(self, point: int) -> float:
         """Probability of what was reported for the point (its count and colour, or occluded)."""
-        return float(self.probs[point - 1].max())
+        return float(self.probs[point - 1, self.classes[point - 1]])
 
     def off(self) -> dict[str, int] | None:
-        """Borne-off checkers per colour; None unless all four tray halves were seen.
-
-        The trays' classes are chosen with the strips' so that each colour adds up to 15
-        (vision/board/totals.py), or to at most 15 while a hand hides part of the board: a
-        stack in a tray read alone is often a checker off, the total is not. The strips' own
-        classes are left as read.
-        """
+        """Borne-off checkers per colour; None unless all four tray halves were seen."""
         if self.trays is None or self.trays.hidden:
             return None
-        exact = not (self.occluded or self.bar_occluded)
-        joint = decode_counts(np.vstack([self.probs, self.trays.probs]), exact=exact)
-        return count_off(joint[len(STRIP_NAMES):])
+        return count_off(self._decoded[len(STRIP_NAMES):])
 
     def to_json(self, image: str) -> dict[str, Any]:
         """The `read-board` answer of FORMATS.md (plus `bar_occluded` and the borne-off

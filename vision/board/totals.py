@@ -57,7 +57,7 @@ def _search(probs: FloatArray, totals: tuple[int, int]) -> tuple[FloatArray, Int
     back = np.zeros((len(probs), *shape), np.int64)
     for i, row in enumerate(probs):
         new = np.full(shape, -np.inf)
-        for cls in np.flatnonzero(row >= min(_UNLIKELY, float(row.max()))):
+        for cls in _candidates(row):
             dl, dd = int(_LIGHT[cls]), int(_DARK[cls])
             if dl >= shape[0] or dd >= shape[1]:
                 continue
@@ -68,6 +68,17 @@ def _search(probs: FloatArray, totals: tuple[int, int]) -> tuple[FloatArray, Int
             back[i][better] = cls
         score = new
     return score, back
+
+
+def _candidates(row: FloatArray) -> IntArray:
+    """Classes a strip may take: the likely ones. Whether a strip is hidden is not for the
+    totals to decide (calling a point occluded would be a cheap way to drop its checkers):
+    an occluded strip stays occluded, a visible one visible."""
+    best = int(row.argmax())
+    if best == OCCLUDED:
+        return np.array([OCCLUDED])
+    likely = np.flatnonzero(row >= min(_UNLIKELY, float(row[best])))
+    return np.asarray(likely[likely != OCCLUDED], np.int64)
 
 
 def _trace(back: IntArray, total: tuple[int, int]) -> IntArray:
