@@ -14,6 +14,7 @@ RUNTIME_PACKAGES = ("referee", "vision", "calibration", "synth", "models", "benc
 TRAINING_MODULES = {
     "models.board.nets",
     "models.board.train",
+    "models.board.train_trays",
     "models.dice.nets",
     "models.dice.training",
     "models.dice.train_classifier",
