@@ -118,9 +118,10 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float(w * h / min(a[2] * a[3], b[2] * b[3]))
 
 
-def augmented(patch: np.ndarray, rng: np.random.Generator, context_span: float = 0.0
-              ) -> np.ndarray:
-    """The classifier input from a stored patch, as the detector's boxes might frame it."""
+def augmented(patch: np.ndarray, rng: np.random.Generator, context_span: float = 0.0,
+              turn: float = 180.0) -> np.ndarray:
+    """The classifier input from a stored patch, as the detector's boxes might frame it,
+    turned by up to `turn` degrees either way."""
     size = patch.shape[0]
     side = size / patch_geometry(context_span)[1]
     box = np.array([(size - side) / 2, (size - side) / 2, side, side], np.float32)
@@ -133,7 +134,7 @@ def augmented(patch: np.ndarray, rng: np.random.Generator, context_span: float =
         box,
         context_span,
         zoom=rng.uniform(0.85, 1.25),
-        angle=rng.uniform(-180, 180),
+        angle=rng.uniform(-turn, turn),
         shift=(rng.uniform(-0.08, 0.08), rng.uniform(-0.08, 0.08)),
     )
 
@@ -153,6 +154,9 @@ def main() -> None:
                         help="how much more often crops of real photographs are drawn")
     parser.add_argument("--blocks", type=int, default=0,
                         help="residual blocks at 12x12 and at 6x6 (capacity)")
+    parser.add_argument("--synthetic-turn", type=float, default=180.0,
+                        help="synthetic crops turn by up to this many degrees (their cameras "
+                             "stand level: a flat die's sides show below its top face)")
     parser.add_argument("--context", type=float, default=0.0,
                         help="also a crop this many times the die's box, as a second channel "
                              "(0: the die's crop alone)")
@@ -182,7 +186,9 @@ def main() -> None:
         order = rng.choice(len(labels), per_epoch, replace=False, p=draw)
         for start in range(0, len(order) - args.batch + 1, args.batch):
             chosen = order[start : start + args.batch]
-            inputs = np.stack([augmented(stored[i], rng, args.context) for i in chosen])
+            inputs = np.stack([augmented(stored[i], rng, args.context,
+                                         180.0 if real[i] else args.synthetic_turn)
+                               for i in chosen])
             target = torch.from_numpy(labels[chosen])
             logits = model(torch.from_numpy(inputs))
             loss = torch.nn.functional.cross_entropy(logits, target, label_smoothing=0.05)
@@ -198,7 +204,7 @@ def main() -> None:
     save(model, args, "classifier", torch.zeros(1, channels, CROP_SIZE, CROP_SIZE),
          ("crops", "logits"), {"crops": {0: "n"}, "logits": {0: "n"}},
          {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
-          "context_span": args.context,
+          "context_span": args.context, "synthetic_turn": args.synthetic_turn,
           "cocked_weight": args.cocked_weight,
           "part_negatives": args.part_negatives, "cocked_parts": args.cocked_parts,
           "blocks": args.blocks, "real_weight": args.real_weight,
