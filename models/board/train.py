@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import torch
 from torch import nn
 
 from models.board.nets import StripNet
-from vision.board.classes import N_CLASSES, OCCLUDED
+from vision.board.classes import OCCLUDED
 from vision.board.strips import STRIP_NAMES, STRIP_SIZE, STRIP_WIDTH
 
 
@@ -130,16 +131,70 @@ def init_from_onnx(net: StripNet, path: Path, calib: np.ndarray[Any, Any]) -> No
             bn.bias.add_(mean)
 
 
-def export(net: nn.Module, out: Path) -> None:
-    """ONNX weights at `out` and the torch state beside them (`.pt`, to continue from)."""
+def export(net: nn.Module, out: Path, input_name: str = "strips",
+           size: tuple[int, int] = STRIP_SIZE) -> None:
+    """ONNX weights at `out` (input `input_name`, patches of `size` = (width, height)) and the
+    torch state beside them (`.pt`, to continue from)."""
     net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out.with_suffix(".pt"))
-    dummy = torch.zeros(2, 3, STRIP_SIZE[1], STRIP_SIZE[0])
-    torch.onnx.export(net, (dummy,), str(out), input_names=["strips"],
+    dummy = torch.zeros(2, 3, size[1], size[0])
+    torch.onnx.export(net, (dummy,), str(out), input_names=[input_name],
                       output_names=["logits"],
-                      dynamic_axes={"strips": {0: "n"}, "logits": {0: "n"}},
+                      dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}},
                       opset_version=17, dynamo=False)
+
+
+@dataclass(frozen=True)
+class Run:
+    """How to train: epochs, batch, peak learning rate, the share of the empty patches used
+    each epoch, the colour cast's range, and where the ONNX goes (its input's name, size)."""
+
+    epochs: int
+    batch: int
+    lr: float
+    empty_keep: float
+    cast: float
+    out: Path
+    input_name: str = "strips"
+    size: tuple[int, int] = STRIP_SIZE
+
+
+def fit(net: nn.Module, train: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
+        held_out: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]], full: np.ndarray[Any, Any],
+        run: Run, rng: np.random.Generator, gen: torch.Generator) -> float:
+    """Train `net` (AdamW, one-cycle rate, label smoothing 0.02): each epoch the patches at
+    the indices `full` (repeats included) and a share `run.empty_keep` of the empty ones,
+    augmented; after each epoch the held-out accuracy is printed and the ONNX written.
+    Returns the seconds it took."""
+    (xt, yt), (xv, yv) = train, held_out
+    opt = torch.optim.AdamW(net.parameters(), lr=run.lr, weight_decay=1e-4)
+    empty = np.flatnonzero(yt == 0)
+    per_epoch = len(full) + int(len(empty) * run.empty_keep)
+    steps = run.epochs * (per_epoch // run.batch + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, run.lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    start = time.perf_counter()
+    for epoch in range(run.epochs):
+        net.train()
+        idx = np.concatenate([full, rng.choice(empty, int(len(empty) * run.empty_keep),
+                                                replace=False)])
+        rng.shuffle(idx)
+        total = 0.0
+        for i in range(0, len(idx), run.batch):
+            b = np.sort(idx[i:i + run.batch])
+            xb = augment(torch.from_numpy(xt[b]).permute(0, 3, 1, 2).float(), gen, run.cast)
+            loss = loss_fn(net(xb), torch.from_numpy(yt[b]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(b)
+        acc = evaluate(net, xv, yv)
+        print(f"epoch {epoch + 1}: loss {total / len(idx):.4f}  val acc {acc:.4%}  "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        export(net, run.out, run.input_name, run.size)
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -182,8 +237,6 @@ def main() -> None:
         init_from_onnx(net, args.init, xt[rng.choice(len(xt), 2048, replace=False)])
     elif args.init is not None:
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    empty = np.flatnonzero(yt == 0)
     full = np.flatnonzero(yt != 0)
     if args.tall_repeat > 1:
         heads = np.flatnonzero(tall(yt, args.tall_from))
@@ -191,32 +244,8 @@ def main() -> None:
     if args.bar_repeat > 1:
         on_bar = np.flatnonzero((strip[:len(yt)] >= 24) & (yt != 0) & (yt != OCCLUDED))
         full = np.concatenate([full] + [on_bar] * (args.bar_repeat - 1))
-    per_epoch = len(full) + int(len(empty) * args.empty_keep)
-    steps = args.epochs * (per_epoch // args.batch + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.15)
-    weights = torch.ones(N_CLASSES)
-    loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.02)
-    start = time.perf_counter()
-    for epoch in range(args.epochs):
-        net.train()
-        idx = np.concatenate([full, rng.choice(empty, int(len(empty) * args.empty_keep),
-                                                replace=False)])
-        rng.shuffle(idx)
-        total = 0.0
-        for i in range(0, len(idx), args.batch):
-            b = np.sort(idx[i:i + args.batch])
-            xb = augment(torch.from_numpy(xt[b]).permute(0, 3, 1, 2).float(), gen, args.cast)
-            yb = torch.from_numpy(yt[b])
-            loss = loss_fn(net(xb), yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(b)
-        acc = evaluate(net, xv, yv)
-        print(f"epoch {epoch + 1}: loss {total / len(idx):.4f}  val acc {acc:.4%}  "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
-        export(net, args.out)
+    run = Run(args.epochs, args.batch, args.lr, args.empty_keep, args.cast, args.out)
+    seconds = fit(net, (xt, yt), (xv, yv), full, run, rng, gen)
 
     net.eval()
     config = {
@@ -231,7 +260,7 @@ def main() -> None:
         "bar_repeat": args.bar_repeat,
         "init": None if args.init is None else str(args.init),
         "val_strip_accuracy": round(evaluate(net, xv, yv), 5),
-        "train_seconds": round(time.perf_counter() - start),
+        "train_seconds": round(seconds),
     }
     args.out.with_suffix(".json").write_text(json.dumps(config, indent=1) + "\n")
     print(json.dumps(config))

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from models.board.nets import StripNet
-from models.board.train import augment, evaluate
+from models.board.train import Run, evaluate, fit
 from vision.board.trays import TRAY_NAMES, TRAY_SIZE
 
 # Fewer channels than the strips' network: four of these larger patches a frame cost about as
@@ -41,17 +39,6 @@ def load(paths: list[Path]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
         xs.append(data["x"][keep])
         ys.append(data["y"][keep])
     return np.concatenate(xs), np.concatenate(ys)
-
-
-def export(net: nn.Module, out: Path) -> None:
-    """ONNX weights at `out`, the torch state beside them (`.pt`)."""
-    net.eval()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(net.state_dict(), out.with_suffix(".pt"))
-    dummy = torch.zeros(2, 3, TRAY_SIZE[1], TRAY_SIZE[0])
-    torch.onnx.export(net, (dummy,), str(out), input_names=["trays"], output_names=["logits"],
-                      dynamic_axes={"trays": {0: "n"}, "logits": {0: "n"}},
-                      opset_version=17, dynamo=False)
 
 
 def main() -> None:
@@ -80,32 +67,10 @@ def main() -> None:
     net = StripNet(rows=TRAY_SIZE[1] // 8, channels=CHANNELS)
     if args.init is not None:
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    empty, full = np.flatnonzero(yt == 0), np.flatnonzero(yt != 0)
-    per_epoch = len(full) + int(len(empty) * args.empty_keep)
-    steps = args.epochs * (per_epoch // args.batch + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.15)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
-    start = time.perf_counter()
-    for epoch in range(args.epochs):
-        net.train()
-        idx = np.concatenate([full, rng.choice(empty, int(len(empty) * args.empty_keep),
-                                                replace=False)])
-        rng.shuffle(idx)
-        total = 0.0
-        for i in range(0, len(idx), args.batch):
-            b = np.sort(idx[i:i + args.batch])
-            xb = augment(torch.from_numpy(xt[b]).permute(0, 3, 1, 2).float(), gen)
-            loss = loss_fn(net(xb), torch.from_numpy(yt[b]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(b)
-        acc = evaluate(net, xv, yv)
-        print(f"epoch {epoch + 1}: loss {total / len(idx):.4f}  val acc {acc:.4%}  "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
-        export(net, args.out)
+    full = np.flatnonzero(yt != 0)
+    run = Run(args.epochs, args.batch, args.lr, args.empty_keep, cast=0.12, out=args.out,
+              input_name="trays", size=TRAY_SIZE)
+    seconds = fit(net, (xt, yt), (xv, yv), full, run, rng, gen)
 
     config = {
         "model": f"StripNet(rows={TRAY_SIZE[1] // 8}, channels={CHANNELS})",
@@ -116,7 +81,7 @@ def main() -> None:
         "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
         "empty_keep": args.empty_keep, "init": None if args.init is None else str(args.init),
         "val_accuracy": round(evaluate(net, xv, yv), 5),
-        "train_seconds": round(time.perf_counter() - start),
+        "train_seconds": round(seconds),
     }
     args.out.with_suffix(".json").write_text(json.dumps(config, indent=1) + "\n")
     print(json.dumps(config))
