@@ -30,6 +30,7 @@ from vision.board.totals import decode_counts
 from vision.board.trays import MODEL as TRAY_MODEL
 from vision.board.trays import TRAY_NAMES, TrayReader, TrayReading, count_off
 from vision.board.warp import Image, as_corners, check_corners, rectify
+from vision.onnx import load_model
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "board" / "strips.onnx"
 FloatArray = npt.NDArray[np.float64]
@@ -137,15 +138,7 @@ class BoardReader:
 
     def __init__(self, model: Path = MODEL, threads: int = 1, mirror: bool = True,
                  trays: Path | None = TRAY_MODEL) -> None:
-        import onnxruntime as ort
-
-        if not Path(model).is_file():
-            raise ValueError(f"board model {model} is missing (see models/board/README.md)")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model), options,
-                                            providers=["CPUExecutionProvider"])
+        self.session = load_model(model, threads)
         self.mirror = mirror
         self.trays = None if trays is None else TrayReader(trays, threads)
 

@@ -26,6 +26,7 @@ from calibration.layout import BoardGeometry, FloatArray
 from vision.board.classes import N_CLASSES, OCCLUDED, decode_class
 from vision.board.strips import canonical_geometry
 from vision.board.warp import Image, field_homography, project, warp_patch
+from vision.onnx import load_model
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "board" / "trays.onnx"
 TRAY_NAMES: tuple[str, ...] = ("left-top", "left-bottom", "right-top", "right-bottom")
@@ -105,15 +106,7 @@ class TrayReader:
     """The tray classifier behind one ONNX Runtime session."""
 
     def __init__(self, model: Path = MODEL, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        if not Path(model).is_file():
-            raise ValueError(f"tray model {model} is missing (see models/board/README.md)")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model), options,
-                                            providers=["CPUExecutionProvider"])
+        self.session = load_model(model, threads)
 
     def read(self, image: Image, corners: FloatArray) -> TrayReading:
         """Read the four tray halves beside the field inside `corners` (checked by the caller)."""

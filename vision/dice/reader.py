@@ -18,9 +18,9 @@ from typing import Any
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from vision.dice.preprocess import classifier_input, letterbox
+from vision.onnx import load_model
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
 SIZE_UNIT = 16.0  # the detector's size channels are log(size / SIZE_UNIT)
@@ -44,13 +44,6 @@ class DieReading:
         }
 
 
-def _session(path: Path, threads: int) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep the strongest of candidates that frame the same die: a large die can raise
     several heatmap peaks. A weaker box whose centre lies inside a kept box goes."""
@@ -70,8 +63,8 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarr
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
                  detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9) -> None:
-        self.detector = _session(model_dir / "detector.onnx", threads)
-        self.classifier = _session(model_dir / "classifier.onnx", threads)
+        self.detector = load_model(model_dir / "detector.onnx", threads)
+        self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
         self.classes: list[str] = config["classes"]
         self.context_span = float(config.get("context_span", 0.0))
