@@ -46,6 +46,7 @@ def main() -> None:
                         help="quarter turns the classifier reads of each crop")
     parser.add_argument("images", nargs="*", type=Path)
     args = parser.parse_args()
+    cv2.setNumThreads(1)  # one core: OpenCV's own threads would take a second
     rng = np.random.default_rng(0)
     frames = [cv2.resize(read_image(p), (640, 480)) for p in args.images] or [
         drawn_frame(rng) for _ in range(20)
