@@ -114,7 +114,7 @@ class TrayReader:
         probs = np.zeros((len(TRAY_NAMES), N_CLASSES))
         probs[:, OCCLUDED] = 1.0
         if inside.any():
-            x = np.ascontiguousarray(patches[inside].transpose(0, 3, 1, 2), np.float32)
+            x = np.ascontiguousarray(patches[inside].transpose(0, 3, 1, 2)).astype(np.float32)
             logits = self.session.run(None, {"trays": x})[0]
             z = np.exp(logits - logits.max(1, keepdims=True))
             probs[inside] = z / z.sum(1, keepdims=True)
