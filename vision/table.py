@@ -133,7 +133,7 @@ class TableObserver:
     dice_reader: DiceReader
     white_colour: str = "light"
     still_share: float = 0.002  # share of changed pixels under which a region is still
-    settle_seconds: float = 0.3
+    settle_seconds: float = 0.2
     watcher: Watcher | None = None
     tray: TrayCamera | None = field(default=None, init=False)
     _previous: np.ndarray | None = field(default=None, init=False)
