@@ -175,6 +175,10 @@ class TableWorker(threading.Thread):
                                         os.getpid()),
                                   daemon=True)
         process.start()
+        # The service never writes to this queue. Closing its copy of the writing end makes a
+        # read end in EOFError when the process dies in the middle of a message (a frame),
+        # where it would otherwise wait for the rest of it for ever.
+        to_service._writer.close()
         outcome: Outcome | None = None
         done = False
         halted_at: float | None = None
@@ -186,14 +190,15 @@ class TableWorker(threading.Thread):
                     process.terminate()
             try:
                 kind, value = to_service.get(timeout=0.2)
-            except queue.Empty:
-                if not process.is_alive():  # died without a word: killed, or a crash
-                    if not self.opened.is_set():
-                        self.on_opened(f"the table's process ended (exit code "
-                                       f"{process.exitcode})")
-                        return None
-                    return "error", f"the table's process ended (exit code {process.exitcode})"
-                continue
+            except (queue.Empty, EOFError, OSError):
+                if process.is_alive():
+                    continue
+                process.join(timeout=1)  # died without a word: killed, or a crash
+                ended = f"the table's process ended (exit code {process.exitcode})"
+                if not self.opened.is_set():
+                    self.on_opened(ended)
+                    return None
+                return "error", ended
             if kind == "opened":
                 self.on_opened(value)
             elif kind == "event":
