@@ -6,6 +6,8 @@ an object hides the strip).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 N_CLASSES = 32
 MAX_COUNT = 15
 OCCLUDED = 31
@@ -28,3 +30,13 @@ def decode_class(cls: int) -> tuple[str | None, int]:
     if cls == 0 or cls == OCCLUDED:
         return None, 0
     return ("light", cls) if cls <= MAX_COUNT else ("dark", cls - MAX_COUNT)
+
+
+def count_checkers(classes: Iterable[int]) -> dict[str, int]:
+    """Checkers of each colour on strips (or tray halves) of these classes."""
+    out = {"light": 0, "dark": 0}
+    for cls in classes:
+        colour, n = decode_class(int(cls))
+        if colour is not None:
+            out[colour] += n
+    return out

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.board.classes import N_CLASSES, OCCLUDED, decode_class
+from vision.board.classes import N_CLASSES, OCCLUDED, count_checkers, decode_class
 from vision.board.strips import (
     STRIP_NAMES,
     canonical_geometry,
@@ -28,7 +28,7 @@ from vision.board.strips import (
 )
 from vision.board.totals import decode_counts
 from vision.board.trays import MODEL as TRAY_MODEL
-from vision.board.trays import TRAY_NAMES, TrayReader, TrayReading, count_off
+from vision.board.trays import TRAY_NAMES, TrayReader, TrayReading
 from vision.board.warp import Image, as_corners, check_corners, rectify
 from vision.onnx import load_model
 
@@ -93,12 +93,7 @@ class BoardReading:
         return bool(np.any(self.classes[24:] == OCCLUDED))
 
     def bar(self) -> dict[str, int]:
-        out = {"light": 0, "dark": 0}
-        for cls in self.classes[24:]:
-            colour, n = decode_class(int(cls))
-            if colour is not None:
-                out[colour] += n
-        return out
+        return count_checkers(self.classes[24:])
 
     def confidence(self, point: int) -> float:
         """Probability of what was reported for the point (its count and colour, or occluded)."""
@@ -108,7 +103,7 @@ class BoardReading:
         """Borne-off checkers per colour; None unless all four tray halves were seen."""
         if self.trays is None or self.trays.hidden:
             return None
-        return count_off(self._decoded[len(STRIP_NAMES):])
+        return count_checkers(self._decoded[len(STRIP_NAMES):])
 
     def to_json(self, image: str) -> dict[str, Any]:
         """The `read-board` answer of FORMATS.md (plus `bar_occluded` and the borne-off

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.layout import BoardGeometry, FloatArray
-from vision.board.classes import N_CLASSES, OCCLUDED, decode_class
+from vision.board.classes import N_CLASSES, OCCLUDED, count_checkers
 from vision.board.strips import canonical_geometry
 from vision.board.warp import Image, field_homography, project, warp_patch
 from vision.onnx import load_model
@@ -85,21 +85,11 @@ class TrayReading:
     def off(self) -> dict[str, int] | None:
         """Borne-off checkers of each colour; None unless every tray half was seen (a colour
         that shows nowhere may lie in a half that was not)."""
-        return None if self.hidden else count_off(self.classes)
+        return None if self.hidden else count_checkers(self.classes)
 
     def confidence(self) -> dict[str, float]:
         """Per tray half, the probability of what was reported (a count, or not visible)."""
         return {n: round(float(p.max()), 4) for n, p in zip(TRAY_NAMES, self.probs, strict=True)}
-
-
-def count_off(classes: npt.NDArray[np.int64]) -> dict[str, int]:
-    """Checkers of each colour in tray halves of these classes."""
-    out = {"light": 0, "dark": 0}
-    for cls in classes:
-        colour, n = decode_class(int(cls))
-        if colour is not None:
-            out[colour] += n
-    return out
 
 
 class TrayReader:
