@@ -35,7 +35,8 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                       help="straight-down camera and no image effects (for checking labels)")
     dice.set_defaults(run=run_dice)
 
-    clip = kinds.add_parser("dice-clip", help="a 30 fps throw with per-frame states and events")
+    clip = kinds.add_parser("dice-clip", help="a 30 fps throw with per-frame states, events "
+                            "and the tray camera's calibration")
     clip.add_argument("--out", type=Path, required=True, help="output folder")
     clip.add_argument("--seed", type=int, default=0)
     clip.add_argument("--scenario", choices=CLIP_SCENARIOS, default="settle")

@@ -26,9 +26,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+from synth.dice.camera_view import tray_calibration
 from synth.dice.generate import scene_params
 from synth.dice.geometry import is_cocked
-from synth.dice.labels import mask_box
+from synth.dice.labels import camera_json, mask_box
 from synth.dice.physics import DiceWorld
 from synth.dice.render import SceneRenderer, apply_effects
 from synth.dice.style import Camera, sample_style
@@ -151,7 +152,9 @@ def simulate(world: DiceWorld, scenario: str, seed: int) -> list[Frame]:
 
 def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: int = 480,
                mp4: bool = False) -> dict[str, Any]:
-    """Simulate and render a clip into `out`: frames/, states.jsonl, events.json."""
+    """Simulate and render a clip into `out`: frames/, states.jsonl, events.json (with the
+    camera, fixed for the whole clip), and calibration.json: the tray camera's calibration
+    as a table's would be, so the clip can run through the live tray pipeline."""
     (out / "frames").mkdir(parents=True, exist_ok=True)
     world = DiceWorld(scene_params(seed, 0, width, height))
     frames = simulate(world, scenario, seed)
@@ -193,12 +196,17 @@ def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: in
                 lines.write(json.dumps({"frame": n, "time": round(n / FPS, 4),
                                         "image": f"frames/{n:05d}.jpg", "dice": dice},
                                        separators=(",", ":")) + "\n")
+        # Rendering has placed the camera (MuJoCo computes its pose in the forward pass).
+        pose = camera_json(world, renderer.camera)
     finally:
         renderer.close()
         if writer is not None:
             writer.release()
     summary = {"scenario": scenario, "seed": seed, "fps": FPS, "frames": len(frames),
-               "events": found, "style": style.summary()}
+               "events": found, "style": style.summary(), "camera": pose}
     (out / "events.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    (out / "calibration.json").write_text(
+        json.dumps(tray_calibration(pose, world.params.box), indent=1) + "\n",
+        encoding="utf-8")
     return summary
 

@@ -25,12 +25,14 @@ except Exception as error:  # installed, but its GL backend will not load (e.g. 
     pytest.skip(f"MuJoCo will not load: {error}", allow_module_level=True)
 cv2 = pytest.importorskip("cv2")
 
+from synth.dice.camera_view import project  # noqa: E402
 from synth.dice.clip import COUNT_FRAMES, Frame, events, simulate, write_clip  # noqa: E402
 from synth.dice.generate import Options, generate, scene_params  # noqa: E402
 from synth.dice.geometry import FACE_NORMALS, top_face  # noqa: E402
 from synth.dice.labels import die_labels  # noqa: E402
 from synth.dice.physics import DiceWorld, Scenario, run_scenario  # noqa: E402
 from synth.dice.style import Camera, sample_die_look, sample_style  # noqa: E402
+from vision.dice.zones import DiceZones  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -219,11 +221,42 @@ def test_clip_scenarios_show_their_events(scenario: str, must: set[str]) -> None
             assert state["in_box"] == (e["event"] == "in_box")
 
 
-def test_clip_files(tmp_path: Path, renderer: Any) -> None:
-    summary = write_clip(tmp_path, seed=1, scenario="settle", width=160, height=120)
-    states = (tmp_path / "states.jsonl").read_text().splitlines()
-    assert len(states) == summary["frames"] == len(list((tmp_path / "frames").iterdir()))
+@pytest.fixture(scope="module")
+def settle_clip(tmp_path_factory: pytest.TempPathFactory,
+                renderer: Any) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("clip")
+    return out, write_clip(out, seed=1, scenario="settle", width=160, height=120)
+
+
+def test_clip_files(settle_clip: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = settle_clip
+    states = (out / "states.jsonl").read_text().splitlines()
+    assert len(states) == summary["frames"] == len(list((out / "frames").iterdir()))
     last = json.loads(states[-1])
     assert [d["state"] for d in last["dice"]] == ["at_rest", "at_rest"]
-    saved = json.loads((tmp_path / "events.json").read_text())
+    saved = json.loads((out / "events.json").read_text())
     assert saved["events"] == summary["events"]
+
+
+def test_clip_calibration(settle_clip: tuple[Path, dict[str, Any]]) -> None:
+    """The clip's calibration is one the tray pipeline takes: the dice at rest lie in its
+    tray zone, and its view, found from the tray's corners, is the rendering camera's."""
+    out, summary = settle_clip
+    calibration = json.loads((out / "calibration.json").read_text())
+    assert calibration["image_size"] == [160, 120]
+    zones = DiceZones.from_json(calibration["dice_zones"])
+    last = json.loads((out / "states.jsonl").read_text().splitlines()[-1])
+    for die in last["dice"]:
+        x, y, w, h = die["box"]
+        assert cv2.pointPolygonTest(zones.tray, (x + w / 2, y + h / 2), False) > 0
+        assert not zones.in_box((x, y, w, h))
+    camera = summary["camera"]
+    # A point on the box's ramp just behind the exit lies in the box zone.
+    ramp = scene_params(1, 0, 160, 120).box
+    behind = (-0.01, 0.0, 0.01 * math.tan(math.radians(ramp.ramp_deg)) + 0.008)
+    px, py = project(camera, [behind])[0]
+    assert cv2.pointPolygonTest(zones.box, (float(px), float(py)), False) > 0
+    assert zones.view is not None
+    turn = np.diag([1.0, -1.0, -1.0]) @ np.asarray(camera["xmat"]).reshape(3, 3).T
+    true_up = turn @ np.array([0.0, 0.0, 1.0])
+    assert np.degrees(np.arccos(min(1.0, float(zones.view.up @ true_up)))) < 1.0

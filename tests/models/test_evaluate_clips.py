@@ -1,0 +1,77 @@
+"""The clip evaluation's matching of the pipeline's dice events to a clip's true events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.dice.evaluate_clips import Decision, decisions, score_clip, summarise
+
+# Two dice stopped inside the box, the second 12 frames after the first (a `stalled` clip).
+STALLED = [{"event": "in_box", "die": 0, "frame": 31}, {"event": "in_box", "die": 1, "frame": 43},
+           {"event": "in_box_void", "die": 0, "frame": 121},
+           {"event": "in_box_void", "die": 1, "frame": 133}]
+# A die cocked, then pushed over: the throw counts (a `cocked-falls` clip).
+FALLS = [{"event": "at_rest", "die": 1, "frame": 12, "value": 4},
+         {"event": "cocked", "die": 0, "frame": 40},
+         {"event": "cocked_fell", "die": 0, "frame": 70},
+         {"event": "at_rest", "die": 0, "frame": 75, "value": 6},
+         {"event": "settled", "frame": 75, "values": [6, 4]}]
+
+
+def seen(event: str, frame: int, **content: Any) -> dict[str, Any]:
+    return {"event": event, "frame": frame, "time": frame / 30, **content}
+
+
+def test_one_count_per_throw_and_one_void() -> None:
+    assert decisions(STALLED) == [Decision("in_box", "die_in_box", 31),
+                                  Decision("in_box_void", "throw_void", 121, rule="5.4.32")]
+    assert decisions(FALLS) == [Decision("cocked", "die_cocked", 40),
+                                Decision("cocked_fell", "count_cancelled", 70),
+                                Decision("settled", "roll_read", 75, values=(4, 6))]
+
+
+def test_a_count_running_at_the_end_runs_out_on_the_held_frame() -> None:
+    late = [{"event": "at_rest", "die": 1, "frame": 30, "value": 2},
+            {"event": "cocked", "die": 0, "frame": 80}]
+    assert decisions(late) == [Decision("cocked", "die_cocked", 80),
+                               Decision("cocked_void", "throw_void", 170, rule="5.4.33")]
+
+
+def test_a_decision_within_two_frames_is_right() -> None:
+    score = score_clip(STALLED, [seen("dice_rolling", 20), seen("die_in_box", 33, rule="5.4.32"),
+                                 seen("throw_void", 119, rule="5.4.32")])
+    assert score.matched == [33, 119] and score.right == 2 and not score.extra
+
+
+def test_a_late_decision_is_missed_and_extra() -> None:
+    # The pipeline waits for the second die: its count starts, and ends, 13 frames late.
+    score = score_clip(STALLED, [seen("die_in_box", 44, rule="5.4.32"),
+                                 seen("throw_void", 134, rule="5.4.32")])
+    assert score.matched == [None, None] and score.nearest == [13, 13]
+    assert [e["event"] for e in score.extra] == ["die_in_box", "throw_void"]
+    assert score.false_voids == 0  # late, but the throw is void
+
+
+def test_values_and_rules_must_agree() -> None:
+    score = score_clip(FALLS, [seen("die_cocked", 41, rule="5.4.33"), seen("count_cancelled", 70),
+                               seen("roll_read", 76, values=[5, 6])])
+    assert [m is not None for m in score.matched] == [True, True, False]
+    assert score.nearest[2] == 1
+    void = [{"event": "cocked", "die": 0, "frame": 30},
+            {"event": "cocked_void", "die": 0, "frame": 120}]
+    wrong_rule = score_clip(void, [seen("die_cocked", 30), seen("throw_void", 120, rule="5.4.32")])
+    assert wrong_rule.matched == [30, None]
+    assert summarise([wrong_rule])["voids_on_time_any_rule"] == {"right": 1, "of": 1}
+
+
+def test_a_void_without_a_true_one_is_false() -> None:
+    settle = [{"event": "settled", "frame": 33, "values": [2, 5]}]
+    score = score_clip(settle, [seen("die_cocked", 30), seen("throw_void", 120, rule="5.4.33"),
+                                seen("dice_cleared", 150)])
+    assert score.right == 0 and score.false_voids == 1 and len(score.extra) == 2
+    good = score_clip(settle, [seen("roll_read", 31, values=[5, 2])])
+    figures = summarise([score, good])
+    assert figures["right"] == 1 and figures["decisions"] == 2 and figures["false_voids"] == 1
+    assert figures["clips_all_right"] == 1
+    assert figures["extra"] == {"die_cocked": 1, "throw_void": 1}
+    assert figures["by_event"] == {"settled": {"right": 1, "of": 2}}
