@@ -72,7 +72,8 @@ class BoardCalibration:
     - `white_corner`: the image corner holding white's point 1 (the direction follows).
     - `bar_width`: the bar in canonical field units (field width 1000), or None (estimate).
     - `colours`: {"light": BGR, "dark": BGR} as seen at calibration, or empty.
-    - `dice_zones`: {"tray": [[x, y], ...], "box": [[x, y], ...]} or None.
+    - `dice_zones`: {"tray": [[x, y], ...], "box": [[x, y], ...]} or None, with "view" (the
+      camera's view of the tray floor, calibration/tray_view.py) when it was measured.
     - `markers`: the ArUco markers, or None.
     - `border`: (4, k) reference edge profiles across the field's sides (calibration/moved.py),
       or None.
@@ -83,7 +84,7 @@ class BoardCalibration:
     white_corner: Corner = "bottom-right"
     bar_width: float | None = None
     colours: dict[str, BGR] = field(default_factory=dict)
-    dice_zones: dict[str, list[list[float]]] | None = None
+    dice_zones: dict[str, Any] | None = None
     markers: Markers | None = None
     border: FloatArray | None = None
 

@@ -50,6 +50,10 @@ def add_command(commands: Subcommands) -> None:
                    help="dice exit-tray polygon (tray camera pixels)")
     p.add_argument("--box", type=parse_xy, nargs="+", metavar="X,Y",
                    help="inside of the baffle box polygon (tray camera pixels)")
+    p.add_argument("--tray-mm", type=float, nargs=2, metavar=("LENGTH", "WIDTH"),
+                   help="the exit tray floor's inner size, when --tray gives its 4 corners "
+                        "(the first two along LENGTH): the camera's view of the floor is "
+                        "then measured, for the cocked-die call")
     p.add_argument("--out", type=Path, help="calibration file to write")
     p.set_defaults(run=run)
 
@@ -93,11 +97,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise ValueError("calibrate needs --corners, --aruco, --auto, --check or "
                          "--print-markers")
-    zones = None
+    zones: dict[str, Any] | None = None
     if args.tray or args.box:
         if not (args.tray and args.box) or len(args.tray) < 3 or len(args.box) < 3:
             raise ValueError("dice zones need both --tray and --box, 3 points or more each")
         zones = {"tray": [list(p) for p in args.tray], "box": [list(p) for p in args.box]}
+        if args.tray_mm:
+            if len(args.tray) != 4:
+                raise ValueError("--tray-mm needs --tray to give the tray floor's 4 corners")
+            from calibration.tray_view import TrayView
+
+            height, width = image.shape[:2]
+            zones["view"] = TrayView.from_tray(args.tray, tuple(args.tray_mm),
+                                               (width, height)).to_json()
+    elif args.tray_mm:
+        raise ValueError("--tray-mm needs --tray and --box")
     from calibration.make import calibrate
 
     calibration = calibrate(image, corners, args.white_home, markers=markers, dice_zones=zones)

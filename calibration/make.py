@@ -15,7 +15,7 @@ from vision.board.warp import Image, as_corners, check_corners
 
 def calibrate(image: Image, corners: Any, white_corner: Corner = "bottom-right",
               markers: Markers | None = None,
-              dice_zones: dict[str, list[list[float]]] | None = None,
+              dice_zones: dict[str, Any] | None = None,
               read_colours: bool = True) -> BoardCalibration:
     """Corners checked against the image; bar width, border reference and, when the board
     reader can see checkers, their colours measured on this frame."""

@@ -18,6 +18,7 @@ TRAINING_MODULES = {
     "models.dice.nets",
     "models.dice.training",
     "models.dice.train_classifier",
+    "models.dice.train_cocked",
     "models.dice.train_detector",
 }
 

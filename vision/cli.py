@@ -43,7 +43,7 @@ def cmd_read_dice(args: argparse.Namespace) -> int:
         record: dict[str, Any] = {"image": str(path)}
         try:
             image = read_image(path)
-            readings = reader.read(image)
+            readings = reader.read(image, zones.view if zones else None)
             record["dice"] = [
                 {**die.to_json(), **(zones.describe(die.box) if zones else {})}
                 for die in readings

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from calibration.tray_view import TrayView
 from vision.dice.reader import DieReading
 from vision.dice.stream import DiceEvent, DiceWatcher
 from vision.dice.zones import DiceZones
@@ -29,7 +30,7 @@ MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 
 
 class DiceReading(Protocol):
-    def read(self, image: np.ndarray) -> list[DieReading]: ...
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]: ...
 
 
 @dataclass
@@ -56,10 +57,14 @@ class TrayCamera:
         x1, y1 = np.ceil(points.max(0)).astype(int)
         self.box = (max(x0, 0), max(y0, 0), min(x1, width), min(y1, height))
         mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
-        cv2.fillPoly(mask, [np.round(points * SCALE).astype(np.int32)], 1)
+        # Each zone filled on its own: filled as one polygon, the box could become a hole.
+        for zone in (self.zones.tray, self.zones.box):
+            cv2.fillPoly(mask, [np.round(zone * SCALE).astype(np.int32)], 1)
         self.mask = mask.astype(bool) if self.exclude is None else mask.astype(bool) & ~self.exclude
         origin = np.array(self.box[:2], np.float32)
         self.watcher = DiceWatcher(DiceZones(self.zones.tray - origin, self.zones.box - origin))
+        # The dice are read in the crop of the zones: the view moves with it.
+        self.view = None if self.zones.view is None else self.zones.view.shifted(*self.box[:2])
 
     @property
     def dice(self) -> list[DieReading]:
@@ -78,7 +83,7 @@ class TrayCamera:
         if (changed_share(self._tray_read, grey, self.mask) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
             x0, y0, x1, y1 = self.box
-            self._dice = self.dice_reader.read(image[y0:y1, x0:x1])
+            self._dice = self.dice_reader.read(image[y0:y1, x0:x1], self.view)
             self._tray_read = grey
         if self._dice:
             # Dice in view are at rest when they and the tray around them are still: a hand

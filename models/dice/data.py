@@ -17,6 +17,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.tray_view import TrayView
+from synth.dice.camera_view import rendering_view
+
 SHARED_DICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 NEAR_DUPLICATE_CORRELATION = 0.97
 MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
@@ -25,11 +28,13 @@ MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
 @dataclass(frozen=True)
 class LabelledImage:
     """One photograph and its dice. `boxes`: (n, 4) float x, y, w, h in pixels;
-    `values`: (n,) int pips 1-6."""
+    `values`: (n,) int pips 1-6 (0: cocked); `view`: how a rendered scene's camera views
+    the tray's floor, None for photographs."""
 
     path: Path
     boxes: np.ndarray
     values: np.ndarray
+    view: TrayView | None = None
 
     def __post_init__(self) -> None:
         if self.boxes.ndim != 2 or self.boxes.shape[1] != 4:
@@ -146,7 +151,8 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
                 if d["box"] is not None and d.get("visible_px", 1 << 30) >= min_visible_pixels]
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
-        found.append(LabelledImage(directory / record["image"], boxes, values))
+        found.append(LabelledImage(directory / record["image"], boxes, values,
+                                   rendering_view(record["camera"])))
     return found
 
 

@@ -77,6 +77,25 @@ def test_calibrate_then_read(board: tuple[Path, dict[str, Any]], tmp_path: Path,
     assert "camera moved" in capsys.readouterr().err
 
 
+def test_calibrate_measures_the_tray_view_from_its_corners(
+        board: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    path, label = board
+    cal = tmp_path / "cal.json"
+    tray = ["120,500", "380,500", "400,700", "100,700"]  # narrower far away: seen from the front
+    zones = ["--tray", *tray, "--box", "100,300", "400,300", "400,480", "100,480"]
+    assert _main(["calibrate", str(path), "--corners", *_corner_args(label), *zones,
+                  "--tray-mm", "260", "220", "--out", str(cal)]) == 0
+    from vision.dice.zones import DiceZones
+
+    view = DiceZones.load(cal).view
+    assert view is not None
+    # Up is towards the top of the picture and back towards the camera.
+    assert view.up[1] < 0 and view.up[2] < 0
+    assert _main(["calibrate", str(path), "--corners", *_corner_args(label), "--tray", *tray[:3],
+                  "--box", "1,1", "2,1", "2,2", "--tray-mm", "260", "220",
+                  "--out", str(cal)]) == EXIT_BAD_INPUT
+
+
 def test_print_markers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "markers.png"
     assert _main(["calibrate", "--print-markers", str(out)]) == 0

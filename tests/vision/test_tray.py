@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from calibration.tray_view import TrayView
 from vision.dice.reader import DieReading
 from vision.dice.stream import DiceEvent, Kind
 from vision.dice.zones import DiceZones
@@ -22,7 +23,7 @@ class CountingReader:
     def __init__(self) -> None:
         self.calls = 0
 
-    def read(self, image: np.ndarray) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
         self.calls += 1
         return [DieReading((70.0, 80.0, 16.0, 16.0), 4, False, 0.99)]
 
@@ -44,6 +45,16 @@ def test_dice_at_rest_are_read_once_and_dice_in_flight_every_third_frame() -> No
     assert 3 <= reader.calls - 1 <= 5
 
 
+def test_both_zones_are_watched_for_motion_whatever_their_points_order() -> None:
+    # Joined into one polygon, these two rectangles would cross and leave half the box out.
+    tray = np.array([[0, 0], [160, 0], [160, 50], [0, 50]], np.float32)
+    box = np.array([[0, 120], [0, 60], [160, 60], [160, 120]], np.float32)
+    camera = TrayCamera(DiceZones(tray, box), CountingReader(), (160, 120))
+    watched = camera.mask
+    for x, y in ((80, 25), (80, 90), (20, 100), (140, 70)):
+        assert watched[int(y * 0.25), int(x * 0.25)], (x, y)
+
+
 def test_a_second_cameras_events_reach_the_board_camera_at_their_time() -> None:
     feed = DiceFeed(fps=30.0)
     feed.put([DiceEvent(Kind.ROLL_READ, 7, 1.00, (6, 5), 0.9)])
@@ -54,7 +65,7 @@ def test_a_second_cameras_events_reach_the_board_camera_at_their_time() -> None:
 
 
 class TwoDice:
-    def read(self, image: np.ndarray) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
         return [DieReading((70.0, 80.0, 16.0, 16.0), 6, False, 0.99),
                 DieReading((110.0, 80.0, 16.0, 16.0), 5, False, 0.99)]
 

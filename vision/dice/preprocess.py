@@ -2,7 +2,8 @@
 
 Colour order: images are BGR uint8 as OpenCV reads them. The detector takes the BGR image
 letterboxed to a square; the classifier takes a grey square crop around one die and, when its
-config asks for one, a wider crop of the same spot as a second channel.
+config asks for one, a wider crop of the same spot as a second channel; the cocked classifier
+takes a grey crop of the die as a camera looking straight down at the tray would see it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ CROP_SIZE = 48
 # The crop spans this many times the die's longer box side, so a whole die shows even when
 # the box is tight or covers only the top face.
 CROP_SPAN = 1.3
+# The straight-down crop for the cocked call spans this many times the die's size there.
+STRAIGHT_DOWN_SPAN = 1.6
+MAX_VIEW_SLOPE = 3.0  # 72 degrees from straight down: beyond, the floor is all but edge-on
 
 
 def letterbox(image: np.ndarray, size: int = DETECTOR_SIZE) -> tuple[np.ndarray, float]:
@@ -96,3 +100,45 @@ def classifier_input(
     ratio = CROP_SPAN / context_span
     wide = crop_die(grey, box, context_span * zoom, angle, (shift[0] * ratio, shift[1] * ratio))
     return np.stack([die, wide])
+
+
+def straight_down_crop(
+    grey: np.ndarray,
+    box: np.ndarray,
+    homography: np.ndarray,
+    nadir: tuple[float, float],
+    size: int = CROP_SIZE,
+    span: float = STRAIGHT_DOWN_SPAN,
+) -> np.ndarray:
+    """A (size, size) uint8 square around a die as a camera looking straight down would see
+    it (`homography`: image -> that view, calibration/tray_view.py), turned so that the
+    point below the camera (`nadir`, in that view) lies straight up: a flat die's top face is
+    then a square and its sides show above it, wherever the die lies. The square spans `span`
+    times the side of a square of the box's area in that view."""
+    x, y, w, h = (float(v) for v in box)
+    corners = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float32)
+    quad = cv2.perspectiveTransform(corners, homography)[0]
+    centre = cv2.perspectiveTransform(np.array([[[x + w / 2, y + h / 2]]], np.float32),
+                                      homography)[0, 0]
+    side = max(float(np.sqrt(abs(cv2.contourArea(quad)))), 1.0) * span
+    towards = (nadir[0] - float(centre[0]), nadir[1] - float(centre[1]))
+    # Below the camera every way is up: no turn then.
+    angle = float(np.degrees(np.arctan2(towards[0], -towards[1]))) if np.hypot(*towards) > 1 \
+        else 0.0
+    turn = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, size / side)
+    turn[:, 2] += np.array([size / 2 - centre[0], size / 2 - centre[1]])
+    matrix = np.vstack([turn, [0.0, 0.0, 1.0]]) @ homography
+    return cv2.warpPerspective(grey, matrix, (size, size), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def view_slope(box: np.ndarray, homography: np.ndarray, nadir: tuple[float, float],
+               focal: float) -> float:
+    """How far from straight down the camera sees the die: the tangent of the angle between
+    its line of sight and the vertical. A flat die's sides show in the straight-down crop in
+    proportion to it, so the cocked classifier is told it (MAX_VIEW_SLOPE at most)."""
+    x, y, w, h = (float(v) for v in box)
+    centre = cv2.perspectiveTransform(np.array([[[x + w / 2, y + h / 2]]], np.float32),
+                                      homography)[0, 0]
+    distance = float(np.hypot(centre[0] - nadir[0], centre[1] - nadir[1]))
+    return min(distance / focal, MAX_VIEW_SLOPE)

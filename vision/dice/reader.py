@@ -7,6 +7,11 @@ detector false alarm. A crop the classifier is unsure of (top probability under 
 read again in `turns` quarter turns in all and the probabilities averaged: a die's face reads
 the same turned, and the average corrects many misreads at little cost, as most crops are
 clear at the first look.
+
+When the calibration says how the tray camera views the tray's floor (`TrayView`), a third
+network makes the cocked call: it sees each die as a camera looking straight down would, where
+a flat die's top face is a square (models/dice/train_cocked.py). The crop alone cannot tell a
+flat die seen obliquely from a tilted one seen from above.
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.dice.preprocess import classifier_input, letterbox
+from calibration.tray_view import TrayView
+from vision.dice.preprocess import (
+    classifier_input,
+    letterbox,
+    normalise_crop,
+    straight_down_crop,
+    view_slope,
+)
 from vision.onnx import load_model
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
@@ -69,6 +81,13 @@ class DiceReader:
         self.classes: list[str] = config["classes"]
         self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
+        self.cocked_model = None
+        if (model_dir / "cocked.onnx").exists():
+            self.cocked_model = load_model(model_dir / "cocked.onnx", threads)
+            cocked_config = json.loads((model_dir / "cocked.json").read_text())
+            self.cocked_span = float(cocked_config["span"])
+            self.cocked_size = int(cocked_config["crop_size"])
+            self.cocked_slope = bool(cocked_config.get("slope", False))
         self.detection_threshold = detection_threshold
         if not 1 <= turns <= 4:
             raise ValueError("turns must be 1 to 4 quarter turns")
@@ -92,8 +111,9 @@ class DiceReader:
         boxes = np.stack([cx - width / 2, cy - height / 2, width, height], axis=1) / scale
         return suppress_duplicates(boxes.astype(np.float32), heat[ys, xs].astype(np.float32))
 
-    def read(self, image: np.ndarray) -> list[DieReading]:
-        """Every die in a BGR frame; an empty list when there is none."""
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        """Every die in a BGR frame; an empty list when there is none. `view`: how this
+        frame's camera views the tray's floor, when the calibration knows it."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image")
         boxes, scores = self.candidates(image)
@@ -109,13 +129,28 @@ class DiceReader:
             more = self._classify(np.ascontiguousarray(turned))
             probs[unsure] = (probs[unsure] + more.reshape(self.turns - 1, len(unsure), -1).sum(
                 axis=0)) / self.turns
+        dice = probs.argmax(axis=1) != self.classes.index("none")
+        boxes, scores, probs = boxes[dice], scores[dice], probs[dice]
+        if not len(boxes):
+            return []
+        cocked_odds = None
+        if view is not None and self.cocked_model is not None:
+            cocked_odds = self._cocked(grey, boxes, view)
+        values = [self.classes.index(str(v)) for v in range(1, 7)]
         readings = []
-        for box, score, row in zip(boxes, scores, probs, strict=True):
+        for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]
-            if label == "none":
-                continue
+            certainty = float(row.max())
+            if cocked_odds is not None:
+                # The straight-down view decides cocked or flat; the value is the crop's most
+                # probable one among 1-6, as sure as the crop is of it against the others.
+                cocked_probability = float(cocked_odds[index])
+                face = row[values]
+                label = "cocked" if cocked_probability >= 0.5 else str(int(face.argmax()) + 1)
+                certainty = cocked_probability if label == "cocked" else (
+                    (1.0 - cocked_probability) * float(face.max() / face.sum()))
             cocked = label == "cocked"
-            confidence = float(row.max()) * min(1.0, float(score) / 0.5)
+            confidence = certainty * min(1.0, float(score) / 0.5)
             readings.append(
                 DieReading(
                     tuple(float(v) for v in box),  # type: ignore[arg-type]
@@ -126,9 +161,27 @@ class DiceReader:
             )
         return readings
 
+    def _cocked(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView) -> np.ndarray:
+        """The probability that each die is cocked, from the straight-down view."""
+        assert self.cocked_model is not None
+        homography, nadir = view.straight_down(), view.nadir
+        crops = np.stack([normalise_crop(straight_down_crop(
+            grey, box, homography, nadir, self.cocked_size, self.cocked_span))[None]
+            for box in boxes])
+        if self.cocked_slope:
+            focal = float(view.intrinsics[0, 0])
+            slopes = np.array([view_slope(box, homography, nadir, focal) for box in boxes],
+                              np.float32)
+            crops = np.concatenate([crops, np.broadcast_to(slopes[:, None, None, None],
+                                                           crops.shape)], axis=1)
+        return softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
+
     def _classify(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of (n, channels, size, size) crops."""
-        logits = self.classifier.run(None, {"crops": crops})[0]
-        probs: np.ndarray = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
-        return probs
+        return softmax(self.classifier.run(None, {"crops": crops})[0])
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    probs: np.ndarray = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    return probs

@@ -10,14 +10,19 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.tray_view import TrayView
+
 
 @dataclass(frozen=True)
 class DiceZones:
     """Polygons in tray-camera pixels: `tray`, the exit tray where a throw must end, and `box`,
-    the visible inside of the baffle box (a die that stops there voids the throw, 5.4.32)."""
+    the visible inside of the baffle box (a die that stops there voids the throw, 5.4.32);
+    `view`, how the camera views the tray's floor, when the calibration measured it (the
+    reader's cocked call is then made in a straight-down view)."""
 
     tray: np.ndarray
     box: np.ndarray
+    view: TrayView | None = None
 
     def __post_init__(self) -> None:
         for name in ("tray", "box"):
@@ -32,8 +37,10 @@ class DiceZones:
         """From a calibration's `dice_zones` ({"tray": [[x, y], ...], "box": [...]});
         ValueError when it is not that."""
         try:
-            return cls(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32))
-        except (KeyError, TypeError) as error:
+            view = TrayView.from_json(zones["view"]) if zones.get("view") else None
+            return cls(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32),
+                       view)
+        except (KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"dice_zones needs a tray and a box polygon: {error}") from None
 
     @classmethod
@@ -44,7 +51,10 @@ class DiceZones:
             raise ValueError(f"cannot read dice zones from {path}: {error}") from None
 
     def to_json(self) -> dict[str, Any]:
-        return {"tray": self.tray.tolist(), "box": self.box.tolist()}
+        out: dict[str, Any] = {"tray": self.tray.tolist(), "box": self.box.tolist()}
+        if self.view is not None:
+            out["view"] = self.view.to_json()
+        return out
 
     @staticmethod
     def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:

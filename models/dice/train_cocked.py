@@ -1,0 +1,236 @@
+"""Train the cocked-die classifier on straight-down crops and export it to ONNX.
+
+    python -m models.dice.train_cocked --synthetic DIR [--synthetic DIR ...] --out models/dice
+        [--validate DIR] [--device cuda] [--workers 8]
+
+The die classifier sees a crop as the camera saw it, where a flat die seen obliquely and a
+tilted die seen from above look alike (models/dice/README.md). This one sees each die as a
+camera over the tray looking straight down would (vision/dice/preprocess.py:
+straight_down_crop, from the tray camera of the calibration), where a flat die's top face is
+a square, and says flat or cocked. Data: rendered tray scenes (`nardy-referee synth dice`),
+whose labels hold the camera (its view of the tray found from the tray's corners, as a
+calibration finds it: models/dice/data.py); each die is cropped at its labelled box and at
+boxes moved and scaled as the detector frames dice. Augmentation runs in torch on the
+training device.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
+from models.dice.nets import DieClassifier
+from models.dice.training import save, start_from
+from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
+
+CLASSES = ["flat", "cocked"]
+PATCH = 72  # stored patches leave room around the crop for turning, zooming and shifting
+PATCH_SPAN = STRAIGHT_DOWN_SPAN * PATCH / CROP_SIZE
+
+
+def detector_box(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The box moved and scaled as the detector frames dice (measured against rune55 labels:
+    centres off by 6% of the side in the median, 14% at the 90th percentile; sides 0.82 to
+    1.18 times the label's)."""
+    x, y, w, h = (float(v) for v in box)
+    side = max(w, h)
+    scale = rng.uniform(0.82, 1.18)
+    dx, dy = rng.normal(0.0, 0.07, 2) * side
+    width, height = w * scale * rng.uniform(0.93, 1.07), h * scale * rng.uniform(0.93, 1.07)
+    return np.array([x + w / 2 + dx - width / 2, y + h / 2 + dy - height / 2, width, height])
+
+
+Patches = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def image_patches(job: tuple[LabelledImage, int, int]) -> Patches:
+    """Patches (n, PATCH, PATCH) uint8 of one scene's readable dice, at the labelled box and
+    at `variants` - 1 detector-like boxes, how obliquely the camera sees each (view_slope),
+    and whether each die is cocked."""
+    item, variants, seed = job
+    grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
+    if grey is None or item.view is None:
+        raise OSError(f"cannot read {item.path} or its view")
+    rng = np.random.default_rng(seed)
+    homography, nadir = item.view.straight_down(), item.view.nadir
+    focal = float(item.view.intrinsics[0, 0])
+    patches, slopes, cocked = [], [], []
+    for box, value in zip(item.boxes, item.values, strict=True):
+        if min(box[2], box[3]) < MIN_DIE_PIXELS:
+            continue
+        for variant in range(variants):
+            framed = box if variant == 0 else detector_box(box, rng)
+            patches.append(straight_down_crop(grey, framed, homography, nadir, PATCH, PATCH_SPAN))
+            slopes.append(view_slope(framed, homography, nadir, focal))
+            cocked.append(value == 0)
+    if not patches:
+        return np.zeros((0, PATCH, PATCH), np.uint8), np.zeros(0, np.float32), np.zeros(0, bool)
+    return np.stack(patches), np.array(slopes, np.float32), np.array(cocked, bool)
+
+
+def dataset(directories: list[Path], variants: int, seed: int, workers: int) -> Patches:
+    items = [item for directory in directories for item in synthetic(directory)]
+    jobs = [(item, variants, seed * 1_000_003 + index) for index, item in enumerate(items)]
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(image_patches, jobs, chunksize=64))
+    else:
+        parts = [image_patches(job) for job in jobs]
+    images, slopes, cocked = zip(*parts, strict=True)
+    return np.concatenate(images), np.concatenate(slopes), np.concatenate(cocked)
+
+
+def augment(patches: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """(n, 1, CROP_SIZE, CROP_SIZE) classifier inputs from (n, PATCH, PATCH) uint8 patches:
+    turned up to 15 degrees (the view's up is the direction of the camera, so no more),
+    mirrored, zoomed, shifted, lit, blurred and noised, then normalised as at inference
+    (vision/dice/preprocess.py: normalise_crop)."""
+    n, device = len(patches), patches.device
+
+    def uniform(low: float, high: float, *shape: int) -> torch.Tensor:
+        return low + (high - low) * torch.rand(n, *shape, generator=generator, device=device)
+
+    angle = torch.deg2rad(uniform(-15.0, 15.0))
+    zoom = uniform(0.85, 1.2) * CROP_SIZE / PATCH
+    mirror = torch.where(uniform(0.0, 1.0) < 0.5, -1.0, 1.0)
+    cos, sin = torch.cos(angle) * zoom, torch.sin(angle) * zoom
+    theta = torch.stack([torch.stack([cos * mirror, -sin, uniform(-0.06, 0.06)], 1),
+                         torch.stack([sin * mirror, cos, uniform(-0.06, 0.06)], 1)], 1)
+    grid = F.affine_grid(theta, [n, 1, CROP_SIZE, CROP_SIZE], align_corners=False)
+    pixels = F.grid_sample(patches[:, None].float(), grid, mode="bilinear",
+                           padding_mode="border", align_corners=False)
+    pixels = pixels * uniform(0.6, 1.4, 1, 1, 1) + uniform(-30.0, 30.0, 1, 1, 1)
+    blur = torch.tensor([0.25, 0.5, 0.25], device=device)
+    blurred = F.conv2d(F.pad(pixels, (1, 1, 1, 1), mode="replicate"),
+                       (blur[:, None] * blur[None, :])[None, None])
+    pixels = torch.where(uniform(0.0, 1.0, 1, 1, 1) < 0.3, blurred, pixels)
+    noise = torch.randn(pixels.shape, generator=generator, device=device)
+    pixels = (pixels + noise * uniform(0.0, 6.0, 1, 1, 1)).clamp(0.0, 255.0)
+    mean = pixels.mean(dim=(2, 3), keepdim=True)
+    spread = pixels.std(dim=(2, 3), keepdim=True, unbiased=False)
+    return (pixels - mean) / (spread + 8.0)
+
+
+def centred(patches: torch.Tensor) -> torch.Tensor:
+    """The plain classifier inputs of stored patches: their centre, normalised."""
+    margin = (PATCH - CROP_SIZE) // 2
+    # The crop spans STRAIGHT_DOWN_SPAN boxes at CROP_SIZE pixels; the patch is sampled at
+    # the same scale, so the centre square is exactly that crop.
+    pixels = patches[:, None, margin:margin + CROP_SIZE, margin:margin + CROP_SIZE].float()
+    mean = pixels.mean(dim=(2, 3), keepdim=True)
+    spread = pixels.std(dim=(2, 3), keepdim=True, unbiased=False)
+    return (pixels - mean) / (spread + 8.0)
+
+
+def with_slope(crops: torch.Tensor, slopes: torch.Tensor | None) -> torch.Tensor:
+    """The crops, and when the network is told how obliquely each die is seen, that slope as
+    a second, constant channel."""
+    if slopes is None:
+        return crops
+    return torch.cat([crops, slopes[:, None, None, None].expand_as(crops)], dim=1)
+
+
+def measure(model: torch.nn.Module, patches: torch.Tensor, slopes: torch.Tensor | None,
+            cocked: torch.Tensor) -> str:
+    model.eval()
+    with torch.no_grad():
+        called = torch.cat([
+            model(with_slope(centred(patches[i:i + 1024]),
+                             None if slopes is None else slopes[i:i + 1024])).argmax(1) == 1
+            for i in range(0, len(patches), 1024)])
+    caught = int((called & cocked).sum())
+    return (f"cocked recall {caught / max(int(cocked.sum()), 1):.4f} "
+            f"precision {caught / max(int(called.sum()), 1):.4f} "
+            f"flat called cocked {int((called & ~cocked).sum())} of {int((~cocked).sum())}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--synthetic", type=Path, action="append", required=True,
+                        help="rendered tray scenes to train on (nardy-referee synth dice)")
+    parser.add_argument("--validate", type=Path, action="append", default=[],
+                        help="rendered scenes never trained on, measured after each epoch")
+    parser.add_argument("--variants", type=int, default=4,
+                        help="crops per die: its labelled box and detector-like boxes")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--cocked-weight", type=float, default=2.0,
+                        help="loss weight of cocked dice (fewer than flat ones)")
+    parser.add_argument("--blocks", type=int, default=1, help="residual blocks (capacity)")
+    parser.add_argument("--slope", action="store_true",
+                        help="tell the network how obliquely the camera sees each die")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch")
+    parser.add_argument("--workers", type=int, default=1, help="processes cropping the scenes")
+    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    started = time.time()
+    patches, slopes, cocked = dataset(args.synthetic, args.variants, args.seed, args.workers)
+    print(f"{len(cocked)} crops, {int(cocked.sum())} cocked, {time.time() - started:.0f}s",
+          flush=True)
+    device = torch.device(args.device)
+    train_x = torch.from_numpy(patches).to(device)
+    train_y = torch.from_numpy(cocked.astype(np.int64)).to(device)
+    train_slopes = torch.from_numpy(slopes).to(device) if args.slope else None
+    held_out = None
+    if args.validate:
+        test_patches, test_slopes, test_cocked = dataset(args.validate, 1, args.seed,
+                                                         args.workers)
+        held_out = (torch.from_numpy(test_patches).to(device),
+                    torch.from_numpy(test_slopes).to(device) if args.slope else None,
+                    torch.from_numpy(test_cocked).to(device))
+    channels = 2 if args.slope else 1
+    model = start_from(DieClassifier(len(CLASSES), args.blocks, channels), args).to(device)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    batch = min(args.batch, len(train_y))
+    steps_per_epoch = len(train_y) // batch
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr,
+                                                   total_steps=args.epochs * steps_per_epoch)
+    weight = torch.tensor([1.0, args.cocked_weight], device=device)
+    generator = torch.Generator(device=device).manual_seed(args.seed)
+    for epoch in range(args.epochs):
+        model.train()
+        begun, total = time.time(), torch.zeros((), device=device)
+        order = torch.randperm(len(train_y), generator=generator, device=device)
+        for step in range(steps_per_epoch):
+            chosen = order[step * batch:(step + 1) * batch]
+            logits = model(with_slope(augment(train_x[chosen], generator),
+                                      None if train_slopes is None else train_slopes[chosen]))
+            loss = F.cross_entropy(logits, train_y[chosen], weight=weight, label_smoothing=0.02)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.detach()
+        report = measure(model, *held_out) if held_out else ""
+        print(f"epoch {epoch + 1}/{args.epochs} loss {float(total) / steps_per_epoch:.4f} "
+              f"{report} {time.time() - begun:.0f}s", flush=True)
+    model.cpu()
+    args.out.mkdir(parents=True, exist_ok=True)
+    save(model, args, "cocked",
+         torch.zeros(1, channels, CROP_SIZE, CROP_SIZE), ("crops", "logits"),
+         {"crops": {0: "n"}, "logits": {0: "n"}},
+         {"classes": CLASSES, "crop_size": CROP_SIZE, "span": STRAIGHT_DOWN_SPAN,
+          "slope": args.slope,
+          "variants": args.variants, "blocks": args.blocks, "cocked_weight": args.cocked_weight,
+          "crops": [int((~cocked).sum()), int(cocked.sum())],
+          "validate": [str(d) for d in args.validate]})
+    print(json.dumps({"seconds": round(time.time() - started)}))
+
+
+if __name__ == "__main__":
+    main()
