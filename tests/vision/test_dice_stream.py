@@ -67,6 +67,15 @@ def test_a_die_stopped_in_the_box_voids_after_three_seconds() -> None:
     assert events[2].rule == "5.4.32"
 
 
+def test_a_die_in_the_box_voids_under_5_4_32_however_it_lies() -> None:
+    # On the box's slanted ramp a flat die looks tilted and may read cocked: still 5.4.32.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    events = run(DiceWatcher(zones), [(10, [die(None, y=100), die(1, 400)], 0.05),
+                                      (100, [die(None, y=100), die(1, 400)], 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.IN_BOX, Kind.VOID]
+    assert events[1].rule == events[2].rule == "5.4.32"
+
+
 def test_dice_picked_up_clear_the_way_for_the_next_throw() -> None:
     pair = [die(6), die(1, 400)]
     events = run(DiceWatcher(), [(10, pair, 0.05), (30, pair, 0.0), (5, [], 0.05), (20, [], 0.0),

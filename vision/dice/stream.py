@@ -119,9 +119,11 @@ class DiceWatcher:
         return events + self._at_rest(frame, time, dice)
 
     def _at_rest(self, frame: int, time: float, dice: Sequence[DieReading]) -> list[DiceEvent]:
-        cocked = [d for d in dice if d.cocked]
         in_box = [d for d in dice if self.zones is not None and self.zones.in_box(d.box)]
-        reason = Kind.COCKED if cocked else Kind.IN_BOX if in_box else None
+        # A die stopped inside the box voids the throw however it lies (5.4.32): on the box's
+        # slanted ramp a flat die looks tilted, so only a die in the tray is judged cocked.
+        cocked = [d for d in dice if d.cocked and d not in in_box]
+        reason = Kind.IN_BOX if in_box else Kind.COCKED if cocked else None
         if self._count is not None:
             if reason is None:
                 return [self._cancel(frame, time, "the die reads flat in the tray now")]
