@@ -4,8 +4,9 @@
 
 Data: every readable die of rune55 train, background squares of the same images as "none",
 when given, the detector's false alarms on rune55 train as "none" (--hard-negatives, from
-models/dice/mine_negatives.py), and synthetic tray renders (--synthetic DIR), the only source
-of cocked dice.
+models/dice/mine_negatives.py), the detector's boxes around single training dice with those
+dice's labels (--framed-positives, from the same script), and synthetic tray renders
+(--synthetic DIR), the only source of cocked dice.
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ def patch_geometry(context_span: float) -> tuple[int, float]:
 def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_image: int = 2,
             part_negatives: float = 0.0, cocked_parts: float = 0.0,
             hard_negatives: dict[str, list[list[float]]] | None = None,
+            framed_positives: dict[str, list[list[float]]] | None = None,
             context_span: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grey squares (patch_geometry) around each die (class = value, or cocked), around
     empty spots, (for a `part_negatives` share of the dice) around a small part of a die, as
     "none", (for a `cocked_parts` share of the cocked dice) around a box off the die's centre,
-    and around each of the image's `hard_negatives` boxes as "none". Also says which crops
-    come from real photographs."""
+    around each of the image's `hard_negatives` boxes as "none", and around each of its
+    `framed_positives` boxes (x, y, w, h, value; 0 for cocked) with that label. Also says
+    which crops come from real photographs."""
     crops: list[np.ndarray] = []
     labels: list[int] = []
     real: list[bool] = []
@@ -58,6 +61,9 @@ def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_
         for alarm in (hard_negatives or {}).get(str(item.path), []):
             crops.append(crop_square(grey, np.array(alarm, np.float32), size, span))
             labels.append(0)
+        for *framed, value in (framed_positives or {}).get(str(item.path), []):
+            crops.append(crop_square(grey, np.array(framed, np.float32), size, span))
+            labels.append(COCKED if value == 0 else int(value))
         for box, value in zip(item.boxes, item.values, strict=True):
             if min(box[2], box[3]) < MIN_DIE_PIXELS:
                 continue
@@ -144,12 +150,18 @@ def main() -> None:
     parser.add_argument("--per-epoch", type=int, default=16000, help="crops drawn per epoch")
     parser.add_argument("--cocked-weight", type=float, default=4.0,
                         help="how much more often cocked crops are drawn (they are rare)")
+    parser.add_argument("--none-weight", type=float, default=1.0,
+                        help="how much more often crops of no die are drawn (to keep their "
+                             "share of the draws when --framed-positives adds dice)")
     parser.add_argument("--part-negatives", type=float, default=0.0,
                         help="share of dice that also give a crop of a part of the die as none")
     parser.add_argument("--cocked-parts", type=float, default=0.0,
                         help="share of cocked dice that also give a crop off their centre")
     parser.add_argument("--hard-negatives", type=Path,
                         help="JSON of false-alarm boxes per training image (mine_negatives)")
+    parser.add_argument("--framed-positives", type=Path,
+                        help="JSON of the detector's boxes around single training dice, with "
+                             "their labels (mine_negatives --positives)")
     parser.add_argument("--real-weight", type=float, default=1.0,
                         help="how much more often crops of real photographs are drawn")
     parser.add_argument("--blocks", type=int, default=0,
@@ -164,9 +176,10 @@ def main() -> None:
     rng = seeded(args)
     items = training_items(args)
     hard = json.loads(args.hard_negatives.read_text()) if args.hard_negatives else None
+    framed = json.loads(args.framed_positives.read_text()) if args.framed_positives else None
     stored, labels, real = patches(items, rng, part_negatives=args.part_negatives,
                                    cocked_parts=args.cocked_parts, hard_negatives=hard,
-                                   context_span=args.context)
+                                   framed_positives=framed, context_span=args.context)
     counts = np.bincount(labels, minlength=len(CLASSES))
     print("training crops per class:", dict(zip(CLASSES, counts.tolist(), strict=True)),
           f"of which {int(real.sum())} real", flush=True)
@@ -176,8 +189,10 @@ def main() -> None:
     per_epoch = min(args.per_epoch, len(labels))
     # Cocked dice are rare but must be caught: draw them more often.
     draw = np.where(labels == COCKED, args.cocked_weight, 1.0)
+    draw *= np.where(labels == 0, args.none_weight, 1.0)
     draw *= np.where(real, args.real_weight, 1.0)
     draw /= draw.sum()
+    print(f"drawn as none: {draw[labels == 0].sum():.1%}", flush=True)
     steps = args.epochs * (per_epoch // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps)
     for epoch in range(args.epochs):
@@ -205,10 +220,11 @@ def main() -> None:
          ("crops", "logits"), {"crops": {0: "n"}, "logits": {0: "n"}},
          {"classes": CLASSES, "crop_size": CROP_SIZE, "crop_span": CROP_SPAN,
           "context_span": args.context, "synthetic_turn": args.synthetic_turn,
-          "cocked_weight": args.cocked_weight,
+          "cocked_weight": args.cocked_weight, "none_weight": args.none_weight,
           "part_negatives": args.part_negatives, "cocked_parts": args.cocked_parts,
           "blocks": args.blocks, "real_weight": args.real_weight,
           "hard_negatives": str(args.hard_negatives) if args.hard_negatives else None,
+          "framed_positives": str(args.framed_positives) if args.framed_positives else None,
           "crops": counts.tolist()})
 
 
