@@ -29,12 +29,14 @@ MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
 class LabelledImage:
     """One photograph and its dice. `boxes`: (n, 4) float x, y, w, h in pixels;
     `values`: (n,) int pips 1-6 (0: cocked); `view`: how a rendered scene's camera views
-    the tray's floor, None for photographs."""
+    the tray's floor, and `in_box`: (n,) bool, which dice lie inside the baffle box; both
+    None for photographs."""
 
     path: Path
     boxes: np.ndarray
     values: np.ndarray
     view: TrayView | None = None
+    in_box: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.boxes.ndim != 2 or self.boxes.shape[1] != 4:
@@ -151,8 +153,10 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
                 if d["box"] is not None and d.get("visible_px", 1 << 30) >= min_visible_pixels]
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
-        found.append(LabelledImage(directory / record["image"], boxes, values,
-                                   rendering_view(record["camera"])))
+        in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
+        # The game videos' flat tray pictures have no camera to speak of.
+        view = rendering_view(record["camera"]) if "camera" in record else None
+        found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box))
     return found
 
 

@@ -103,15 +103,18 @@ def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | i
 def score_cocked(reader: DiceReader, items: list[LabelledImage],
                  calibrated: bool = False) -> dict[str, float | int]:
     """Cocked dice (value 0 in the labels) on rendered tray scenes: recall and precision of
-    the cocked call among the dice found, and values of the flat ones. `calibrated`: the
-    reader knows how each scene's camera views the tray (from the tray's corners, as a
-    calibration gives it)."""
-    cocked = caught = called = called_right = flat = flat_right = missed = 0
+    the cocked call among the dice found, and values of the flat ones; the same for the dice
+    in the tray alone (a die stopped inside the box voids the throw however it lies, 5.4.32,
+    so only there does the cocked call decide). `calibrated`: the reader knows how each
+    scene's camera views the tray (from the tray's corners, as a calibration gives it)."""
+    counts = {where: np.zeros(5, int) for where in ("all", "tray")}
+    missed = 0
     for item in items:
         image = cv2.imread(str(item.path))
         if image is None:
             raise OSError(f"cannot read {item.path}")
         sizes = [min(b[2], b[3]) for b in item.boxes]
+        in_box = item.in_box if item.in_box is not None else np.zeros(len(sizes), bool)
         found = reader.read(image, item.view if calibrated else None)
         for index, (truth, read) in enumerate(match(item, found)):
             if truth == -1 or sizes[index] < MIN_DIE_PIXELS:
@@ -119,22 +122,23 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
             if read is None:
                 missed += 1
                 continue
-            is_cocked = truth == 0
-            cocked += is_cocked
-            caught += is_cocked and read == 0
-            called += read == 0
-            called_right += is_cocked and read == 0
-            flat += not is_cocked
-            flat_right += not is_cocked and read == truth
-    return {
-        "images": len(items),
-        "cocked_dice": cocked,
-        "cocked_recall": round(caught / max(cocked, 1), 4),
-        "cocked_precision": round(called_right / max(called, 1), 4),
-        "flat_dice": flat,
-        "flat_value_accuracy": round(flat_right / max(flat, 1), 4),
-        "dice_missed": missed,
-    }
+            is_cocked, called = truth == 0, read == 0
+            # cocked dice, caught, called cocked, flat dice, flat read right
+            tally = np.array([is_cocked, is_cocked and called, called, not is_cocked,
+                              not is_cocked and read == truth], int)
+            counts["all"] += tally
+            if not in_box[index]:
+                counts["tray"] += tally
+    scores: dict[str, float | int] = {"images": len(items)}
+    for where, tallies in counts.items():
+        cocked, caught, calls, flat, flat_right = (int(v) for v in tallies)
+        prefix = "" if where == "all" else "tray_"
+        scores |= {f"{prefix}cocked_dice": cocked,
+                   f"{prefix}cocked_recall": round(caught / max(cocked, 1), 4),
+                   f"{prefix}cocked_precision": round(caught / max(calls, 1), 4),
+                   f"{prefix}flat_dice": flat,
+                   f"{prefix}flat_value_accuracy": round(flat_right / max(flat, 1), 4)}
+    return scores | {"dice_missed": missed}
 
 
 def match_game(truth: list[GameDie], found: list[DieReading],
