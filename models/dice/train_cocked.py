@@ -92,8 +92,7 @@ def dataset(directories: list[Path], variants: int, seed: int, workers: int) -> 
 def augment(patches: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """(n, 1, CROP_SIZE, CROP_SIZE) classifier inputs from (n, PATCH, PATCH) uint8 patches:
     turned up to 15 degrees (the view's up is the direction of the camera, so no more),
-    mirrored, zoomed, shifted, lit, blurred and noised, then normalised as at inference
-    (vision/dice/preprocess.py: normalise_crop)."""
+    mirrored, zoomed, shifted, lit, blurred and noised, then normalised as at inference."""
     n, device = len(patches), patches.device
 
     def uniform(low: float, high: float, *shape: int) -> torch.Tensor:
@@ -114,10 +113,7 @@ def augment(patches: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
                        (blur[:, None] * blur[None, :])[None, None])
     pixels = torch.where(uniform(0.0, 1.0, 1, 1, 1) < 0.3, blurred, pixels)
     noise = torch.randn(pixels.shape, generator=generator, device=device)
-    pixels = (pixels + noise * uniform(0.0, 6.0, 1, 1, 1)).clamp(0.0, 255.0)
-    mean = pixels.mean(dim=(2, 3), keepdim=True)
-    spread = pixels.std(dim=(2, 3), keepdim=True, unbiased=False)
-    return (pixels - mean) / (spread + 8.0)
+    return normalised((pixels + noise * uniform(0.0, 6.0, 1, 1, 1)).clamp(0.0, 255.0))
 
 
 def centred(patches: torch.Tensor) -> torch.Tensor:
@@ -125,7 +121,12 @@ def centred(patches: torch.Tensor) -> torch.Tensor:
     margin = (PATCH - CROP_SIZE) // 2
     # The crop spans STRAIGHT_DOWN_SPAN boxes at CROP_SIZE pixels; the patch is sampled at
     # the same scale, so the centre square is exactly that crop.
-    pixels = patches[:, None, margin:margin + CROP_SIZE, margin:margin + CROP_SIZE].float()
+    return normalised(
+        patches[:, None, margin:margin + CROP_SIZE, margin:margin + CROP_SIZE].float())
+
+
+def normalised(pixels: torch.Tensor) -> torch.Tensor:
+    """vision/dice/preprocess.py: normalise_crop, on a batch in torch."""
     mean = pixels.mean(dim=(2, 3), keepdim=True)
     spread = pixels.std(dim=(2, 3), keepdim=True, unbiased=False)
     return (pixels - mean) / (spread + 8.0)

@@ -118,8 +118,7 @@ def straight_down_crop(
     x, y, w, h = (float(v) for v in box)
     corners = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float32)
     quad = cv2.perspectiveTransform(corners, homography)[0]
-    centre = cv2.perspectiveTransform(np.array([[[x + w / 2, y + h / 2]]], np.float32),
-                                      homography)[0, 0]
+    centre = seen_straight_down(box, homography)
     side = max(float(np.sqrt(abs(cv2.contourArea(quad)))), 1.0) * span
     towards = (nadir[0] - float(centre[0]), nadir[1] - float(centre[1]))
     # Below the camera every way is up: no turn then.
@@ -137,8 +136,14 @@ def view_slope(box: np.ndarray, homography: np.ndarray, nadir: tuple[float, floa
     """How far from straight down the camera sees the die: the tangent of the angle between
     its line of sight and the vertical. A flat die's sides show in the straight-down crop in
     proportion to it, so the cocked classifier is told it (MAX_VIEW_SLOPE at most)."""
-    x, y, w, h = (float(v) for v in box)
-    centre = cv2.perspectiveTransform(np.array([[[x + w / 2, y + h / 2]]], np.float32),
-                                      homography)[0, 0]
+    centre = seen_straight_down(box, homography)
     distance = float(np.hypot(centre[0] - nadir[0], centre[1] - nadir[1]))
     return min(distance / focal, MAX_VIEW_SLOPE)
+
+
+def seen_straight_down(box: np.ndarray, homography: np.ndarray) -> np.ndarray:
+    """The centre of an image box (x, y, w, h) in the straight-down view."""
+    x, y, w, h = (float(v) for v in box)
+    centre: np.ndarray = cv2.perspectiveTransform(
+        np.array([[[x + w / 2, y + h / 2]]], np.float32), homography)[0, 0]
+    return centre

@@ -79,6 +79,7 @@ class DiceReader:
         self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
         self.classes: list[str] = config["classes"]
+        self.value_columns = [self.classes.index(str(v)) for v in range(1, 7)]
         self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
         self.cocked_model = None
@@ -136,7 +137,6 @@ class DiceReader:
         cocked_odds = None
         if view is not None and self.cocked_model is not None:
             cocked_odds = self._cocked(grey, boxes, view)
-        values = [self.classes.index(str(v)) for v in range(1, 7)]
         readings = []
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]
@@ -145,7 +145,7 @@ class DiceReader:
                 # The straight-down view decides cocked or flat; the value is the crop's most
                 # probable one among 1-6, as sure as the crop is of it against the others.
                 cocked_probability = float(cocked_odds[index])
-                face = row[values]
+                face = row[self.value_columns]
                 label = "cocked" if cocked_probability >= 0.5 else str(int(face.argmax()) + 1)
                 certainty = cocked_probability if label == "cocked" else (
                     (1.0 - cocked_probability) * float(face.max() / face.sum()))
