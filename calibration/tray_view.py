@@ -15,6 +15,7 @@ in Zhang's method, the principal point at the image centre), or given whole.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import cv2
@@ -51,10 +52,11 @@ class TrayView:
         """Where the point straight below the camera lies in the straight-down view."""
         return float(self.intrinsics[0, 2]), float(self.intrinsics[1, 2])
 
+    @cached_property
     def straight_down(self) -> FloatArray:
         """The homography from image pixels to the view of a camera at the same place turned
         to look straight down (same intrinsics): the smallest turn taking the view axis onto
-        the downward normal."""
+        the downward normal. Worked out once: the reader asks for it at every reading."""
         down = -self.up
         forward = np.array([0.0, 0.0, 1.0])
         axis = np.cross(down, forward)

@@ -61,7 +61,7 @@ def image_patches(job: tuple[LabelledImage, int, int]) -> Patches:
     if grey is None or item.view is None:
         raise OSError(f"cannot read {item.path} or its view")
     rng = np.random.default_rng(seed)
-    homography, nadir = item.view.straight_down(), item.view.nadir
+    homography, nadir = item.view.straight_down, item.view.nadir
     focal = float(item.view.intrinsics[0, 0])
     patches, slopes, cocked = [], [], []
     for box, value in zip(item.boxes, item.values, strict=True):

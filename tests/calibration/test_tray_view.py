@@ -56,7 +56,7 @@ def test_a_camera_looking_straight_down_needs_no_focal_length() -> None:
     intrinsics, turn, shift = camera(90, 0)
     view = TrayView.from_tray(project(tray_corners(), intrinsics, turn, shift), TRAY_MM, SIZE)
     assert view.up == pytest.approx([0.0, 0.0, -1.0], abs=1e-3)
-    straight = view.straight_down()
+    straight = view.straight_down
     assert straight / straight[2, 2] == pytest.approx(np.eye(3), abs=1e-3)
 
 
@@ -108,7 +108,7 @@ def test_a_flat_face_seen_obliquely_is_square_in_the_straight_down_crop() -> Non
     # As the camera sees it the face is squashed to about sin(40 degrees)...
     assert square_aspect(image[ys.min() - 5:ys.max() + 6, xs.min() - 5:xs.max() + 6]) < 0.75
     # ...and looking straight down it is a square again, its sides level.
-    crop = straight_down_crop(image, box, view.straight_down(), view.nadir, 96, 1.6)
+    crop = straight_down_crop(image, box, view.straight_down, view.nadir, 96, 1.6)
     assert square_aspect(crop) > 0.93
 
 

@@ -164,7 +164,7 @@ class DiceReader:
     def _cocked(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView) -> np.ndarray:
         """The probability that each die is cocked, from the straight-down view."""
         assert self.cocked_model is not None
-        homography, nadir = view.straight_down(), view.nadir
+        homography, nadir = view.straight_down, view.nadir
         crops = np.stack([normalise_crop(straight_down_crop(
             grey, box, homography, nadir, self.cocked_size, self.cocked_span))[None]
             for box in boxes])
