@@ -30,7 +30,10 @@ from vision.clock import ClockReader
 from vision.dice.reader import DiceReader, DieReading
 from vision.dice.stream import DiceEvent
 from vision.dice.zones import DiceZones
-from vision.tray import SCALE, TrayCamera, changed_share
+from vision.tray import TrayCamera
+
+SCALE = 0.25  # the board's and the clock's motion is measured on a quarter-size copy
+CHANGED_LEVEL = 25  # grey levels that count as a visible change
 
 CLOCK_STILL_FRAMES = 3  # the clock is read once it has been still this long
 CHECKER_SHARE = 0.076  # a checker's diameter over the field's width (calibration/layout.py)
@@ -154,7 +157,7 @@ class TableObserver:
         self.board_change = min(self.still_share, 0.2 * checker_area / self.board_mask.sum())
         if self.setup.zones is not None and self.watcher is None:
             self.tray = TrayCamera(self.setup.zones, self.dice_reader, (width, height),
-                                   self.still_share, exclude=self.board_mask)
+                                   exclude=self.setup.board.corners)
         elif self.watcher is None:
             raise ValueError("the calibration has no dice_zones and no tray camera was given: "
                              "the dice cannot be watched")
@@ -189,7 +192,7 @@ class TableObserver:
         dice_events: list[DiceEvent] = []
         dice: list[DieReading] = []
         if self.tray is not None:
-            dice_events = self.tray.observe(frame, time, image, grey)
+            dice_events = self.tray.observe(frame, time, image)
             dice = self.tray.dice
         else:
             assert self.watcher is not None
@@ -218,3 +221,12 @@ def _mask(shape: tuple[int, int], polygon: np.ndarray) -> np.ndarray:
     mask = np.zeros(shape, np.uint8)
     cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1)
     return mask.astype(bool)
+
+
+def changed_share(before: np.ndarray | None, after: np.ndarray, mask: np.ndarray) -> float:
+    """Share of the masked pixels that changed visibly (1.0 with nothing to compare)."""
+    if before is None:
+        return 1.0
+    if not mask.any():
+        return 0.0
+    return float((cv2.absdiff(before, after)[mask] > CHANGED_LEVEL).mean())

@@ -2,9 +2,11 @@
 
 `TrayCamera` reads the dice in the tray zones of each frame it is given (only when the tray
 changed: dice in flight every few frames, dice at rest whenever they look different from
-the last reading) and turns the readings into dice events with the dice watcher. With a
-camera of its own over the tray (`TrayVideo`), `DiceFeed` hands its events to the board
-camera's observer by time stamp, so the referee sees one table.
+the last reading) and turns the readings into dice events with the dice watcher, told when
+each die came to rest (vision/dice/rest.py) and whether something lies in the tray that no
+reading explains (vision/dice/empty_tray.py). With a camera of its own over the tray
+(`TrayVideo`), `DiceFeed` hands its events to the board camera's observer by time stamp, so
+the referee sees one table.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ import cv2
 import numpy as np
 
 from calibration.tray_view import TrayView
+from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DieReading
+from vision.dice.rest import CHANGED_PIXELS, RestClock, changed_pixels, smoothed
 from vision.dice.stream import DiceEvent, DiceWatcher
 from vision.dice.zones import DiceZones
 from vision.sources import Frame, SourceEvent, VideoSource
 
-SCALE = 0.25  # motion is measured on a quarter-size copy
-CHANGED_LEVEL = 25  # grey levels that count as a visible change
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 
 
@@ -35,34 +37,44 @@ class DiceReading(Protocol):
 
 @dataclass
 class TrayCamera:
-    """`zones` in the frame's pixels; `exclude` (quarter-size mask): parts of the frame that
-    belong to something else in view (the board), whose motion is not the tray's."""
+    """`zones` in the frame's pixels; `exclude`: a polygon in them of something else in view
+    (the board), whose motion is not the tray's."""
 
     zones: DiceZones
     dice_reader: DiceReading  # vision/dice/reader.py's DiceReader
     frame_size: tuple[int, int]  # width, height
-    still_share: float = 0.002
     exclude: np.ndarray | None = None
     watcher: DiceWatcher = field(init=False)
     _tray_read: np.ndarray | None = field(default=None, init=False)
     _previous: np.ndarray | None = field(default=None, init=False)
     _dice: list[DieReading] = field(default_factory=list, init=False)
     _moving_frames: int = field(default=0, init=False)
+    _rest_clock: RestClock = field(default_factory=RestClock, init=False)
 
     def __post_init__(self) -> None:
         width, height = self.frame_size
-        self.small_size = (max(1, round(width * SCALE)), max(1, round(height * SCALE)))
         points = np.concatenate([self.zones.tray, self.zones.box])
         x0, y0 = np.floor(points.min(0)).astype(int)
         x1, y1 = np.ceil(points.max(0)).astype(int)
         self.box = (max(x0, 0), max(y0, 0), min(x1, width), min(y1, height))
-        mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
+        origin = np.array(self.box[:2], np.float32)
+        mask = np.zeros((self.box[3] - self.box[1], self.box[2] - self.box[0]), np.uint8)
         # Each zone filled on its own: filled as one polygon, the box could become a hole.
         for zone in (self.zones.tray, self.zones.box):
-            cv2.fillPoly(mask, [np.round(zone * SCALE).astype(np.int32)], 1)
-        self.mask = mask.astype(bool) if self.exclude is None else mask.astype(bool) & ~self.exclude
-        origin = np.array(self.box[:2], np.float32)
-        self.watcher = DiceWatcher(DiceZones(self.zones.tray - origin, self.zones.box - origin))
+            cv2.fillPoly(mask, [np.round(zone - origin).astype(np.int32)], 1)
+        if self.exclude is not None:
+            cv2.fillPoly(mask, [np.round(self.exclude - origin).astype(np.int32)], 0)
+        self.mask = mask.astype(bool)
+        # Only the tray's floor: a die seen lying unread inside the box is still in the box.
+        floor = np.zeros_like(mask)
+        cv2.fillPoly(floor, [np.round(self.zones.tray - origin).astype(np.int32)], 1)
+        cv2.fillPoly(floor, [np.round(self.zones.box - origin).astype(np.int32)], 0)
+        self._empty_tray = EmptyTray(floor.astype(bool) & self.mask)
+        self._zone_pixels = max(int(self.mask.sum()), 1)
+        # The tray is still while fewer pixels than make a die's move change in it.
+        self.still_share = CHANGED_PIXELS / self._zone_pixels
+        self.watcher = DiceWatcher(DiceZones(self.zones.tray - origin, self.zones.box - origin),
+                                   still_below=self.still_share)
         # The dice are read in the crop of the zones: the view moves with it.
         self.view = None if self.zones.view is None else self.zones.view.shifted(*self.box[:2])
 
@@ -70,47 +82,34 @@ class TrayCamera:
     def dice(self) -> list[DieReading]:
         return list(self._dice)
 
-    def observe(self, frame: int, time: float, image: np.ndarray,
-                grey: np.ndarray | None = None) -> list[DiceEvent]:
-        """The dice events this frame completes. `grey`: the frame at quarter size in grey,
-        when the caller has one already."""
-        if grey is None:
-            grey = cv2.cvtColor(cv2.resize(image, self.small_size, interpolation=cv2.INTER_AREA),
-                                cv2.COLOR_BGR2GRAY)
+    def observe(self, frame: int, time: float, image: np.ndarray) -> list[DiceEvent]:
+        """The dice events this frame completes."""
+        x0, y0, x1, y1 = self.box
+        crop = image[y0:y1, x0:x1]
+        grey = smoothed(crop)
         previous, self._previous = self._previous, grey
-        motion = changed_share(previous, grey, self.mask)
+        motion = self._changed_share(previous, grey)
         self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
-        if (changed_share(self._tray_read, grey, self.mask) >= self.still_share
+        if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
-            x0, y0, x1, y1 = self.box
-            self._dice = self.dice_reader.read(image[y0:y1, x0:x1], self.view)
+            self._dice = self.dice_reader.read(crop, self.view)
             self._tray_read = grey
-        if self._dice:
-            # Dice in view are at rest when they and the tray around them are still: a hand
-            # reaching past for the checkers or the clock does not move them.
-            motion = changed_share(previous, grey, self._around(self._dice))
-        return self.watcher.update(frame, time, self._dice, motion)
+        boxes = [d.box for d in self._dice]
+        if not boxes and motion < self.still_share:
+            self._empty_tray.remember(grey)
+        # A die missing from the readings may be in the box, or lie unread in plain view.
+        unread = (self._empty_tray.unexplained(grey, boxes)
+                  if len(boxes) < self.watcher.dice_per_throw else 0)
+        # Each die's own moment of rest: a hand reaching past for the checkers or the clock
+        # does not move the dice, nor does the other die still rolling.
+        rests = self._rest_clock.update((frame, time), grey, boxes)
+        return self.watcher.update(frame, time, self._dice, motion, rests, unread)
 
-    def _around(self, dice: Sequence[DieReading]) -> np.ndarray:
-        """The quarter-size mask of the dice with half a die around each."""
-        mask = np.zeros_like(self.mask)
-        x0, y0 = self.box[:2]
-        for x, y, w, h in (die.box for die in dice):
-            margin = max(w, h) / 2
-            left, top = int((x0 + x - margin) * SCALE), int((y0 + y - margin) * SCALE)
-            right = int(np.ceil((x0 + x + w + margin) * SCALE))
-            bottom = int(np.ceil((y0 + y + h + margin) * SCALE))
-            mask[max(top, 0):max(bottom, 0), max(left, 0):max(right, 0)] = True
-        return np.asarray(mask & self.mask, bool)
-
-
-def changed_share(before: np.ndarray | None, after: np.ndarray, mask: np.ndarray) -> float:
-    """Share of the masked pixels that changed visibly (1.0 with nothing to compare)."""
-    if before is None:
-        return 1.0
-    if not mask.any():
-        return 0.0
-    return float((cv2.absdiff(before, after)[mask] > CHANGED_LEVEL).mean())
+    def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
+        """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""
+        if before is None:
+            return 1.0
+        return changed_pixels(before, after, self.mask) / self._zone_pixels
 
 
 @dataclass

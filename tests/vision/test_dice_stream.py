@@ -95,3 +95,73 @@ def test_motion_measures_changed_pixels() -> None:
     mask = np.zeros((10, 10), bool)
     mask[5:] = True
     assert motion(a, b, mask) == 0.0
+
+
+def run_rests(watcher: DiceWatcher, frames: int, dice_at: object, unread: int | None = 0
+              ) -> list:
+    """`dice_at(frame)`: (dice, per-die rest frames, tray motion) seen in that frame."""
+    events = []
+    for frame in range(frames):
+        dice, rests, moved = dice_at(frame)  # type: ignore[operator]
+        events += watcher.update(frame, frame / FPS, dice, moved,
+                                 [(r, r / FPS) for r in rests], unread)
+    return events
+
+
+def test_a_die_stopped_in_the_box_is_counted_while_the_other_still_rolls() -> None:
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    # the box's die stops at frame 10; the other rolls until frame 40
+    events = run_rests(DiceWatcher(zones), 140, lambda f: (
+        [die(4, y=100), die(2, 400)], [min(f, 10), min(f, 40)], 0.05 if f < 40 else 0.0))
+    counts = [e for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert [(e.kind, e.frame) for e in counts] == [(Kind.IN_BOX, 10), (Kind.VOID, 100)]
+    assert Kind.ROLL_READ not in [e.kind for e in events]
+
+
+def test_a_die_not_out_of_the_box_is_counted_once_the_throw_is_over() -> None:
+    # One die comes out and stops at frame 20; the tray is still from frame 25.
+    def seen(frame: int) -> tuple[list[DieReading], list[int], float]:
+        return [die(5)], [min(frame, 20)], 0.05 if frame < 25 else 0.0
+
+    events = run_rests(DiceWatcher(), 130, seen)
+    assert [(e.kind, e.frame, e.rule) for e in events if e.kind is not Kind.ROLLING] == [
+        (Kind.IN_BOX, 25, "5.4.32"), (Kind.VOID, 115, "5.4.32")]
+    # Unknown whether something lies unread in the tray (never seen empty): no count.
+    assert not [e for e in run_rests(DiceWatcher(), 130, seen, unread=None)
+                if e.kind is not Kind.ROLLING]
+    # A second thing lies unread in the tray: the die is out, only not read.
+    assert not [e for e in run_rests(DiceWatcher(), 130, seen, unread=1)
+                if e.kind is not Kind.ROLLING]
+
+
+def test_a_die_seen_out_is_not_counted_in_the_box_when_it_is_lost_later() -> None:
+    # Both dice read while rolling; at rest the reader loses one (a black die on black).
+    events = run_rests(DiceWatcher(), 130, lambda f: (
+        [die(5), die(3, 400)] if f < 20 else [die(5)], [f if f < 20 else 20] * (2 if f < 20 else 1),
+        0.05 if f < 20 else 0.0))
+    assert Kind.IN_BOX not in [e.kind for e in events]
+    assert Kind.VOID not in [e.kind for e in events]
+
+
+def test_the_void_cites_what_started_the_count() -> None:
+    # A die in the box, read again framed with its neighbour: the box now centres outside the
+    # box zone and reads cocked. Still the same die at rest: the void is the box's (5.4.32).
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    in_box = DieReading((300, 150, 40, 40), None, True, 0.99)
+    reframed = DieReading((300, 170, 40, 60), None, True, 0.99)
+    events = run_rests(DiceWatcher(zones), 120, lambda f: (
+        [in_box if f < 60 else reframed, die(3, 400)], [5, 5], 0.0))
+    assert [(e.kind, e.rule) for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)] == [
+        (Kind.IN_BOX, "5.4.32"), (Kind.VOID, "5.4.32")]
+
+
+def test_a_faint_die_is_read_into_the_roll_when_too_few_dice_are_sure() -> None:
+    faint = DieReading((400, 300, 40, 40), 2, False, 0.3)
+    events = run(DiceWatcher(), [(10, [die(4), faint], 0.05), (30, [die(4), faint], 0.0)])
+    roll = [e for e in events if e.kind is Kind.ROLL_READ]
+    assert [e.values for e in roll] == [(2, 4)]
+    assert roll[0].confidence <= 0.3  # its doubt shows
+    # With two sure dice, a faint third reading (a knuckle, a shadow) stays out of the roll.
+    events = run(DiceWatcher(), [(10, [die(4), faint, die(6, 500)], 0.05),
+                                 (30, [die(4), faint, die(6, 500)], 0.0)])
+    assert [e.values for e in events if e.kind is Kind.ROLL_READ] == [(4, 6)]

@@ -50,9 +50,16 @@ def test_both_zones_are_watched_for_motion_whatever_their_points_order() -> None
     tray = np.array([[0, 0], [160, 0], [160, 50], [0, 50]], np.float32)
     box = np.array([[0, 120], [0, 60], [160, 60], [160, 120]], np.float32)
     camera = TrayCamera(DiceZones(tray, box), CountingReader(), (160, 120))
-    watched = camera.mask
+    watched = camera.mask  # the crop of the zones, here the whole frame
     for x, y in ((80, 25), (80, 90), (20, 100), (140, 70)):
-        assert watched[int(y * 0.25), int(x * 0.25)], (x, y)
+        assert watched[y, x], (x, y)
+
+
+def test_the_board_in_view_is_no_part_of_the_tray() -> None:
+    board = np.array([[0, 0], [40, 0], [40, 120], [0, 120]], np.float32)
+    camera = TrayCamera(DiceZones(TRAY, BOX), CountingReader(), (160, 120), exclude=board)
+    assert not camera.mask[:, :40].any()
+    assert camera.mask[:, 41:].all()
 
 
 def test_a_second_cameras_events_reach_the_board_camera_at_their_time() -> None:

@@ -68,101 +68,150 @@ def motion(previous: np.ndarray | None, grey: np.ndarray, mask: np.ndarray | Non
     return float(changed.mean())
 
 
-@dataclass
-class _Count:
-    reason: Kind
-    started_frame: int
-    started: float
+@dataclass(frozen=True, slots=True)
+class _Resting:
+    """A die seen in this frame, with the frame since which it has lain as it does now."""
+
+    die: DieReading
+    since: tuple[int, float]
+    reason: Kind | None  # COCKED or IN_BOX when its lying there starts a 3-second count
 
 
 @dataclass
 class DiceWatcher:
-    """The state machine; feed it every frame in order with `update`."""
+    """The state machine; feed it every frame in order with `update`.
+
+    Each die has its own moment of rest: a die stopped in the box starts the count while the
+    other still rolls. A die that never comes out of the box (out of the camera's sight) is
+    counted from the moment the throw is otherwise over: the other die at rest, the tray
+    still. One count per throw: it ends when no die is cocked, in the box or missing any
+    more, and the throw is void as soon as one has lain so for 3 seconds."""
 
     zones: DiceZones | None = None
     dice_per_throw: int = 2
     still_below: float = 0.002  # motion under this share of pixels is "still"
-    rest_seconds: float = 0.2  # still this long: the dice are at rest
+    rest_seconds: float = 0.2  # still this long: the die is at rest
     vote_frames: int = 3  # frames read at rest before announcing the roll
-    min_confidence: float = 0.35  # readings below it are ignored
+    min_confidence: float = 0.35  # readings below it are faint: no count, no roll of their own
     _still_since: tuple[int, float] | None = None
     _rolling: bool = False
     _announced: bool = False
     _votes: list[tuple[int, ...]] = field(default_factory=list)
     _confidences: list[float] = field(default_factory=list)
-    _count: _Count | None = None
+    _count: tuple[tuple[int, float], Kind, str] | None = None  # as started: since, reason, why
     _empty_since: float | None = None
+    _most_out: int = 0  # dice read at once out of the box since the last throw was cleared
 
     def update(
-        self, frame: int, time: float, dice: Sequence[DieReading], moved: float
+        self, frame: int, time: float, dice: Sequence[DieReading], moved: float,
+        rests: Sequence[tuple[int, float]] | None = None, unread: int | None = 0,
     ) -> list[DiceEvent]:
-        # Faint readings are a hand's knuckle or a shadow far more often than a die.
-        dice = [d for d in dice if d.confidence >= self.min_confidence]
-        events: list[DiceEvent] = []
-        if moved >= self.still_below:
+        """`moved`: the share of the tray's pixels that changed since the last frame;
+        `rests`: for each die, the first frame (index, time) since which it has lain as it
+        does now (vision/dice/rest.py), without them every die rests since the tray last
+        moved; `unread`: things lying in view that no reading explains (vision/dice/
+        empty_tray.py), None when unknown: a die is counted as not out of the box only when
+        these and the dice read now, and the most dice read at once out of the box in this
+        throw, are too few."""
+        moving = moved >= self.still_below
+        if moving:
             self._still_since = None
-            if self._count is not None:
-                # The cocked die fell, or the die in the box moved on: no void (5.4.32-33).
-                events.append(self._cancel(frame, time, "the die moved"))
-            if not self._rolling and dice and not self._announced:
+        elif self._still_since is None:
+            self._still_since = (frame, time)
+        if rests is None:
+            rests = [self._still_since or (frame, time)] * len(dice)
+        read = [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)]
+        # Faint readings are a hand's knuckle or a shadow far more often than a die.
+        seen = [r for r in read if r.die.confidence >= self.min_confidence]
+        if not seen:
+            return [] if moving else self._maybe_cleared(frame, time)
+        self._empty_since = None
+        at_rest = [r for r in read if time - r.since[1] >= self.rest_seconds]
+        # Dice never go back into the box: once all were seen out of it, none is missing there.
+        self._most_out = max(self._most_out, sum(r.reason is not Kind.IN_BOX for r in read))
+        lying = None if unread is None else max(len(dice) + unread, self._most_out)
+        events = self._counts(frame, time, seen, [r for r in at_rest if r in seen], lying)
+        if any(r.since[0] == frame for r in seen):  # a die moved in this frame
+            if not self._rolling and not self._announced:
                 self._rolling = True
                 events.append(DiceEvent(Kind.ROLLING, frame, time))
-            return events
-        if self._still_since is None:
-            self._still_since = (frame, time)
-        if not dice:
-            return events + self._maybe_cleared(frame, time)
-        self._empty_since = None
-        if time - self._still_since[1] < self.rest_seconds:
-            return events
-        self._rolling = False
-        return events + self._at_rest(frame, time, dice)
+        elif all(r in at_rest for r in seen):
+            self._rolling = False
+        if self._count is None and not self._announced:
+            # Too few sure dice: the faint one is read too, its doubt in the roll's confidence
+            # (the referee re-reads a doubtful roll from the board when the move disagrees).
+            dice_of_roll = seen if len(seen) >= self.dice_per_throw else read
+            events += self._read_roll(frame, time, dice_of_roll, at_rest)
+        return events
 
-    def _at_rest(self, frame: int, time: float, dice: Sequence[DieReading]) -> list[DiceEvent]:
-        in_box = [d for d in dice if self.zones is not None and self.zones.in_box(d.box)]
+    def _reason(self, die: DieReading) -> Kind | None:
         # A die stopped inside the box voids the throw however it lies (5.4.32): on the box's
         # slanted ramp a flat die looks tilted, so only a die in the tray is judged cocked.
-        cocked = [d for d in dice if d.cocked and d not in in_box]
-        reason = Kind.IN_BOX if in_box else Kind.COCKED if cocked else None
-        if self._count is not None:
-            if reason is None:
-                return [self._cancel(frame, time, "the die reads flat in the tray now")]
-            if time - self._count.started >= VOID_AFTER_SECONDS:
-                count, self._count = self._count, None
-                self._announced = True
-                rule = "5.4.33" if count.reason is Kind.COCKED else "5.4.32"
-                return [DiceEvent(Kind.VOID, frame, time, rule=rule,
-                                  detail=f"{count.reason.value} for 3 seconds")]
-            return []
-        if self._announced:
-            return []
-        if reason is not None:
-            started_frame, started = self._still_since or (frame, time)
-            self._count = _Count(reason, started_frame, started)
-            rule = "5.4.33" if reason is Kind.COCKED else "5.4.32"
-            return [DiceEvent(reason, started_frame, started, rule=rule,
-                              detail="3-second count started")]
+        if self.zones is not None and self.zones.in_box(die.box):
+            return Kind.IN_BOX
+        return Kind.COCKED if die.cocked else None
+
+    def _counts(self, frame: int, time: float, seen: Sequence[_Resting],
+                at_rest: Sequence[_Resting], lying: int | None) -> list[DiceEvent]:
+        """Start, run out or cancel the throw's 3-second count. `lying`: the dice in view,
+        read with any confidence (a faint reading is a die too unsure to read, not a
+        missing one) or lying unread; None when unknown."""
+        # (since, reason, what started it) for each die that would void the throw
+        counts = [(r.since, r.reason, r.reason.value) for r in at_rest if r.reason is not None]
+        still = self._still_since
+        tray_at_rest = still is not None and time - still[1] >= self.rest_seconds
+        missing = lying is not None and lying < self.dice_per_throw
+        if missing and len(at_rest) == len(seen) and tray_at_rest:
+            assert still is not None
+            since = max([still, *(r.since for r in seen)])
+            counts.append((since, Kind.IN_BOX, "a die not out of the box"))
+        if self._count is None:
+            if self._announced or not counts:
+                return []
+            self._count = min(counts, key=lambda c: c[0])
+            since, reason, why = self._count
+            return [DiceEvent(reason, since[0], since[1], rule=_rule(reason),
+                              detail=f"{why}: 3-second count started")]
+        if counts:
+            since, reason, why = min(counts, key=lambda c: c[0])
+            if time - since[1] < VOID_AFTER_SECONDS:
+                return []
+            if since == self._count[0]:
+                # The die the count started for, read again (framed with its neighbour, say):
+                # the void cites what was seen when the count started.
+                _, reason, why = self._count
+            self._count = None
+            self._announced = True
+            return [DiceEvent(Kind.VOID, frame, time, rule=_rule(reason),
+                              detail=f"{why} for 3 seconds")]
+        moved = any(r not in at_rest for r in seen)
+        return [self._cancel(frame, time, "the die moved" if moved
+                             else "the die reads flat in the tray now")]
+
+    def _read_roll(self, frame: int, time: float, seen: Sequence[_Resting],
+                   at_rest: Sequence[_Resting]) -> list[DiceEvent]:
         # A throw has two dice: a third reading is far likelier a false detection.
-        surest = sorted(dice, key=lambda d: d.confidence, reverse=True)[:self.dice_per_throw]
-        values = tuple(sorted(d.value for d in surest if d.value is not None))
+        surest = sorted(seen, key=lambda r: r.die.confidence, reverse=True)[:self.dice_per_throw]
+        if any(r not in at_rest or r.reason is not None for r in surest):
+            return []
+        values = tuple(sorted(r.die.value for r in surest if r.die.value is not None))
         self._votes.append(values)
-        self._confidences.append(min(d.confidence for d in surest))
+        self._confidences.append(min(r.die.confidence for r in surest))
         if len(self._votes) < self.vote_frames:
             return []
-        best, seen = Counter(self._votes).most_common(1)[0]
+        best, seen_times = Counter(self._votes).most_common(1)[0]
         if len(best) != self.dice_per_throw:
             return []
         self._announced = True
-        confidence = seen / len(self._votes) * float(np.median(self._confidences))
-        # Dated like every event by the first frame that shows it: the dice at rest.
-        rest_frame, rest_time = self._still_since or (frame, time)
+        confidence = seen_times / len(self._votes) * float(np.median(self._confidences))
+        # Dated like every event by the first frame that shows it: the last die at rest.
+        rest_frame, rest_time = max(r.since for r in surest)
         return [DiceEvent(Kind.ROLL_READ, rest_frame, rest_time, best, confidence)]
 
     def _cancel(self, frame: int, time: float, why: str) -> DiceEvent:
-        count, self._count = self._count, None
+        self._count = None
         self._votes.clear()
         self._confidences.clear()
-        assert count is not None
         return DiceEvent(Kind.CANCELLED, frame, time, detail=why)
 
     def _maybe_cleared(self, frame: int, time: float) -> list[DiceEvent]:
@@ -175,6 +224,11 @@ class DiceWatcher:
         if time - self._empty_since < self.rest_seconds:
             return []
         self._announced, self._count, self._empty_since = False, None, None
+        self._rolling, self._most_out = False, 0
         self._votes.clear()
         self._confidences.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
+
+
+def _rule(reason: Kind) -> str:
+    return "5.4.33" if reason is Kind.COCKED else "5.4.32"

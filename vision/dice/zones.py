@@ -61,7 +61,7 @@ class DiceZones:
         return box[0] + box[2] / 2, box[1] + box[3] / 2
 
     def in_box(self, box: tuple[float, float, float, float]) -> bool:
-        return cv2.pointPolygonTest(self.box, self._centre(box), False) >= 0
+        return cv2.pointPolygonTest(self.box, _foot(box), False) >= 0
 
     def contains(self, box: tuple[float, float, float, float]) -> bool:
         """Whether a die lies where dice are read: in the tray or inside the box."""
@@ -70,3 +70,13 @@ class DiceZones:
 
     def describe(self, box: tuple[float, float, float, float]) -> dict[str, Any]:
         return {"in_box": self.in_box(box)}
+
+
+FOOT = 0.75  # of a die's box height down from its top: where it stands on the floor
+
+
+def _foot(box: tuple[float, float, float, float]) -> tuple[float, float]:
+    """The point a die stands on, as the tray camera sees it from above the tray's front: a
+    quarter of its box below the centre, which belongs to the die's top and, for a die just
+    out of the box, still shows over the box's exit."""
+    return box[0] + box[2] / 2, box[1] + FOOT * box[3]

@@ -1,0 +1,76 @@
+"""When each die came to rest, and what lies in the tray unread, on drawn frames."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.dice.empty_tray import EmptyTray
+from vision.dice.rest import RestClock, smoothed
+
+FPS = 30.0
+
+
+def tray(dice: list[tuple[float, float]], noise: int = 0, seed: int = 0) -> np.ndarray:
+    """A 200x160 grey tray with a light 20-pixel die at each (x, y) (sub-pixel: drawn large
+    and shrunk) and sensor noise of `noise` grey levels."""
+    big = np.full((160 * 8, 200 * 8, 3), 60, np.uint8)
+    for x, y in dice:
+        cv2.rectangle(big, (round(x * 8), round(y * 8)), (round((x + 20) * 8), round((y + 20) * 8)),
+                      (220, 220, 220), -1)
+    image = cv2.resize(big, (200, 160), interpolation=cv2.INTER_AREA).astype(np.int16)
+    image += np.random.default_rng(seed).integers(-noise, noise + 1, image.shape, dtype=np.int16)
+    return np.asarray(image.clip(0, 255), np.uint8)
+
+
+def box(x: float, y: float) -> tuple[float, float, float, float]:
+    return (x, y, 20.0, 20.0)
+
+
+def test_a_die_creeping_a_third_of_a_pixel_a_frame_is_moving_until_it_stops() -> None:
+    clock = RestClock()
+    rests = []
+    for frame in range(40):
+        x = 50 + min(frame, 20) / 3  # creeps for 20 frames, then lies still
+        rests.append(clock.update((frame, frame / FPS), smoothed(tray([(x, 60)], 6, frame)),
+                                  [box(x, 60)])[0][0])
+    # A third of a pixel is at the limit: a step may pass unseen, the next one is not.
+    assert all(frame - 1 <= rest <= frame for frame, rest in enumerate(rests[1:20], 1))
+    assert set(rests[20:]) <= {19, 20}  # at rest since it stopped, however long ago
+
+
+def test_sensor_noise_is_no_motion() -> None:
+    clock = RestClock()
+    for frame in range(30):
+        rest = clock.update((frame, frame / FPS), smoothed(tray([(50, 60)], 10, frame)),
+                            [box(50, 60)])
+    assert rest == [(0, 0.0)]
+
+
+def test_each_die_rests_on_its_own_while_the_other_rolls() -> None:
+    clock = RestClock()
+    for frame in range(20):
+        rolling = (120 + 3 * frame, 40)
+        rests = clock.update((frame, frame / FPS), smoothed(tray([(30, 90), rolling], 4, frame)),
+                             [box(30, 90), box(*rolling)])
+    assert rests[0][0] == 0 and rests[1][0] == 19
+
+
+def test_a_die_read_again_framed_differently_keeps_its_rest() -> None:
+    clock = RestClock()
+    for frame in range(10):
+        clock.update((frame, frame / FPS), smoothed(tray([(50, 60)])), [box(50, 60)])
+    # the same die, read again as a larger box (framed with a neighbour, say)
+    rest = clock.update((10, 10 / FPS), smoothed(tray([(50, 60)])), [(48.0, 58.0, 30.0, 24.0)])
+    assert rest == [(0, 0.0)]
+
+
+def test_a_die_lying_unread_shows_against_the_empty_tray_and_one_in_the_box_does_not() -> None:
+    floor = np.zeros((160, 200), bool)
+    floor[60:] = True  # the tray's floor; above it, the box
+    empty = EmptyTray(floor)
+    assert empty.unexplained(smoothed(tray([(30, 90)])), [box(30, 90)]) is None  # never seen empty
+    empty.remember(smoothed(tray([])))
+    assert empty.unexplained(smoothed(tray([(30, 90)], 6)), [box(30, 90)]) == 0
+    assert empty.unexplained(smoothed(tray([(30, 90), (140, 100)], 6)), [box(30, 90)]) == 1
+    assert empty.unexplained(smoothed(tray([(30, 90), (140, 10)], 6)), [box(30, 90)]) == 0

@@ -1,0 +1,91 @@
+"""When each die came to rest: the first frame since which it has looked as it does now.
+
+A die's 3-second count runs from the moment it comes to rest (5.4.32, 5.4.33), so that moment
+is measured per die, at full resolution: a cocked die settling by a fraction of a millimetre
+a frame, or one die still rolling while the other has stopped in the box, would otherwise
+date the count frames late or early. Each die's surroundings in the current frame are compared
+with the last few frames (not only the previous one: a slow creep adds up), after a blur that
+averages out sensor noise but keeps a sub-pixel shift of the die's edges.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+Box = tuple[float, float, float, float]  # x, y, w, h
+Stamp = tuple[int, float]  # frame index, time in seconds
+
+BLUR_SIGMA = 1.5  # pixels
+CHANGED_LEVEL = 12  # grey levels of the blurred image: a static die's noise stays under 8
+CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
+LOOK_BACK = 2  # frames compared with the current one
+SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
+MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
+
+
+def smoothed(image: np.ndarray) -> np.ndarray:
+    """The grey image the comparisons are made on, from a BGR frame."""
+    return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), BLUR_SIGMA)
+
+
+def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None) -> int:
+    """How many pixels (in `mask`, if given) of two `smoothed` images differ visibly."""
+    changed = cv2.absdiff(before, after) > CHANGED_LEVEL
+    return int(np.count_nonzero(changed[mask] if mask is not None else changed))
+
+
+@dataclass
+class RestClock:
+    """Feed it every frame in order (`update`); it answers, for each die seen, when the die
+    came to rest (the current frame while it moves)."""
+
+    look_back: int = LOOK_BACK
+    _frames: deque[tuple[Stamp, np.ndarray]] = field(init=False)
+    _rested: list[tuple[Box, Stamp]] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self._frames = deque(maxlen=self.look_back + 1)
+
+    def update(self, stamp: Stamp, image: np.ndarray, boxes: Sequence[Box]) -> list[Stamp]:
+        """`image`: the frame's `smoothed` grey; `boxes`: the dice in its pixels."""
+        if self._frames and self._frames[-1][1].shape != image.shape:
+            self._frames.clear()
+        self._frames.append((stamp, image))
+        rests = [self._rest(box, image) for box in boxes]
+        self._rested = list(zip(boxes, rests, strict=True))
+        return rests
+
+    def _rest(self, box: Box, image: np.ndarray) -> Stamp:
+        x, y, w, h = box
+        margin = MARGIN * max(w, h)
+        height, width = image.shape[:2]
+        left, top = max(int(x - margin), 0), max(int(y - margin), 0)
+        right, bottom = min(int(np.ceil(x + w + margin)), width), min(int(np.ceil(y + h + margin)),
+                                                                       height)
+        now = image[top:bottom, left:right]
+        rest = self._frames[-1][0]
+        for stamp, earlier in reversed(list(self._frames)[:-1]):
+            if changed_pixels(earlier[top:bottom, left:right], now) >= CHANGED_PIXELS:
+                return rest
+            rest = stamp
+        if len(self._frames) == self._frames.maxlen:
+            # Still over all the frames kept: it rested when it did at this place last frame.
+            rest = min([rest, *(since for seen, since in self._rested if _same_place(seen, box))])
+        return rest
+
+
+def _same_place(a: Box, b: Box) -> bool:
+    """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
+    or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
+    distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
+    if distance <= 0.2 * max(a[2], a[3], b[2], b[3]):
+        return True
+    across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    overlap = across * down
+    return bool(overlap >= SAME_OVERLAP * (a[2] * a[3] + b[2] * b[3] - overlap))
