@@ -43,6 +43,8 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "clip_evaluation.json"
 START = {"cocked": "die_cocked", "in_box": "die_in_box"}
 END = {"cocked_fell": "count_cancelled", "in_box_moved_on": "count_cancelled"}
 VOID_RULE = {"cocked_void": "5.4.33", "in_box_void": "5.4.32"}
+HIDDEN_PX = 100  # a die with fewer pixels in sight (a fifth of one) is out of sight
+REST = 5  # frames a die stays still to be at rest (synth/dice/clip.py REST_FRAMES)
 DECISIONS = ("die_cocked", "die_in_box", "count_cancelled", "throw_void", "roll_read")
 
 
@@ -56,6 +58,46 @@ class Decision:
     frame: int
     rule: str | None = None
     values: tuple[int, ...] = ()
+
+
+def observable(truth: Sequence[dict[str, Any]],
+               states: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The clip's true events as the tray camera can see them (`states`: states.jsonl's
+    frames). A die that stops out of the camera's sight, deep in the box, is known to have
+    stayed there only once the throw is over: the visible dice at rest and the hidden one
+    not out. Its count is dated from then, and its void 3 s later; its moving on is seen
+    when it comes into sight."""
+    def hidden(die: int, frame: int) -> bool:
+        return int(states[frame]["dice"][die]["visible_px"]) < HIDDEN_PX
+
+    def throw_over(frame: int) -> int:
+        """The first frame from `frame` on with every visible die still for REST frames."""
+        for start in range(frame, len(states)):
+            window = states[start:start + REST]
+            if all(d["state"] != "moving" or d["visible_px"] < HIDDEN_PX
+                   for f in window for d in f["dice"]):
+                return start
+        return len(states) - 1
+
+    def seen_again(die: int, frame: int) -> int:
+        return next((f for f in range(frame, len(states)) if not hidden(die, f)),
+                    len(states) - 1)
+
+    shifted: dict[int, int] = {}  # die: frames its count starts late
+    found = []
+    for event in truth:
+        kind, frame = event["event"], int(event["frame"])
+        die = int(event.get("die", -1))
+        if kind in START and hidden(die, frame):
+            shifted[die] = throw_over(frame) - frame
+            frame += shifted[die]
+        elif kind in VOID_RULE:
+            frame += shifted.get(die, 0)
+        elif kind in END and die in shifted:
+            frame = max(seen_again(die, frame), frame)
+            shifted.pop(die)
+        found.append({**event, "frame": frame})
+    return sorted(found, key=lambda e: (e["frame"], e.get("die", 2)))
 
 
 def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
@@ -230,7 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for folder in folders:
         summary = json.loads((folder / "events.json").read_text())
         seen = run_clip(folder, reader, not args.no_view)
-        result = score_clip(summary["events"], seen)
+        states = [json.loads(line) for line in
+                  (folder / "states.jsonl").read_text(encoding="utf-8").splitlines()]
+        result = score_clip(observable(summary["events"], states), seen)
         by_scenario.setdefault(summary["scenario"], []).append(result)
         clips.append({"clip": str(folder), "scenario": summary["scenario"],
                       "seed": summary["seed"], **result.to_json(), "seen": seen})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.dice.evaluate_clips import Decision, decisions, score_clip, summarise
+from models.dice.evaluate_clips import Decision, decisions, observable, score_clip, summarise
 
 # Two dice stopped inside the box, the second 12 frames after the first (a `stalled` clip).
 STALLED = [{"event": "in_box", "die": 0, "frame": 31}, {"event": "in_box", "die": 1, "frame": 43},
@@ -35,6 +35,30 @@ def test_a_count_running_at_the_end_runs_out_on_the_held_frame() -> None:
             {"event": "cocked", "die": 0, "frame": 80}]
     assert decisions(late) == [Decision("cocked", "die_cocked", 80),
                                Decision("cocked_void", "throw_void", 170, rule="5.4.33")]
+
+
+def states(hidden_die: int, visible_still_from: int, frames: int = 200) -> list[dict[str, Any]]:
+    """Per frame, die `hidden_die` out of sight in the box, the other moving until
+    `visible_still_from` (states.jsonl's shape, what `observable` reads)."""
+    def die(index: int, frame: int) -> dict[str, Any]:
+        if index == hidden_die:
+            return {"state": "in_box", "visible_px": 0}
+        return {"state": "moving" if frame < visible_still_from else "at_rest", "visible_px": 600}
+    return [{"frame": f, "dice": [die(0, f), die(1, f)]} for f in range(frames)]
+
+
+def test_a_die_stopped_out_of_sight_is_counted_once_the_throw_is_over() -> None:
+    truth = [{"event": "in_box", "die": 1, "frame": 21},
+             {"event": "at_rest", "die": 0, "frame": 28, "value": 2},
+             {"event": "in_box_void", "die": 1, "frame": 111}]
+    assert decisions(observable(truth, states(1, 28))) == [
+        Decision("in_box", "die_in_box", 28),
+        Decision("in_box_void", "throw_void", 118, rule="5.4.32")]
+    # In sight, its stop is seen when it happens.
+    in_sight = states(1, 28)
+    for frame in in_sight:
+        frame["dice"][1]["visible_px"] = 500
+    assert decisions(observable(truth, in_sight))[0] == Decision("in_box", "die_in_box", 21)
 
 
 def test_a_decision_within_two_frames_is_right() -> None:
