@@ -15,12 +15,12 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
 
-from calibration.tray_view import TrayView
+from vision.dice.closer import DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DieReading
 from vision.dice.rest import CHANGED_PIXELS, RestClock, changed_pixels, smoothed
@@ -29,10 +29,6 @@ from vision.dice.zones import DiceZones
 from vision.sources import Frame, SourceEvent, VideoSource
 
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
-
-
-class DiceReading(Protocol):
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]: ...
 
 
 @dataclass
@@ -94,6 +90,8 @@ class TrayCamera:
                 and self._moving_frames % MOVING_READ_EVERY == 0):
             self._dice = self.dice_reader.read(crop, self.view)
             self._tray_read = grey
+            if self._moving_frames == 0 and 0 < len(self._dice) < self.watcher.dice_per_throw:
+                self._dice = look_closer(self.dice_reader, crop, self._dice, self.view)
         boxes = [d.box for d in self._dice]
         if not boxes and motion < self.still_share:
             self._empty_tray.remember(grey)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vision.tray import DiceReading
+    from vision.dice.closer import DiceReading
 
 FPS = 30
 TOLERANCE = 2  # frames: the bar for the 3-second decisions

@@ -74,3 +74,12 @@ def test_a_die_lying_unread_shows_against_the_empty_tray_and_one_in_the_box_does
     assert empty.unexplained(smoothed(tray([(30, 90)], 6)), [box(30, 90)]) == 0
     assert empty.unexplained(smoothed(tray([(30, 90), (140, 100)], 6)), [box(30, 90)]) == 1
     assert empty.unexplained(smoothed(tray([(30, 90), (140, 10)], 6)), [box(30, 90)]) == 0
+
+
+def test_a_die_first_read_late_is_dated_from_when_it_stopped() -> None:
+    clock = RestClock()
+    for frame in range(12):
+        x = 50 + 4 * min(frame, 4)  # rolls, stops at frame 4; not read until frame 11
+        rest = clock.update((frame, frame / FPS), smoothed(tray([(x, 60)], 6, frame)),
+                            [box(x, 60)] if frame == 11 else [])
+    assert rest == [(4, 4 / FPS)]

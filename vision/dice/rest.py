@@ -23,7 +23,8 @@ Stamp = tuple[int, float]  # frame index, time in seconds
 BLUR_SIGMA = 1.5  # pixels
 CHANGED_LEVEL = 12  # grey levels of the blurred image: a static die's noise stays under 8
 CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
-LOOK_BACK = 2  # frames compared with the current one
+LOOK_BACK = 2  # frames compared with the current one to see a die move
+HISTORY = 15  # frames kept to date a die read for the first time
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 
@@ -45,11 +46,12 @@ class RestClock:
     came to rest (the current frame while it moves)."""
 
     look_back: int = LOOK_BACK
+    history: int = HISTORY
     _frames: deque[tuple[Stamp, np.ndarray]] = field(init=False)
     _rested: list[tuple[Box, Stamp]] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        self._frames = deque(maxlen=self.look_back + 1)
+        self._frames = deque(maxlen=max(self.history, self.look_back) + 1)
 
     def update(self, stamp: Stamp, image: np.ndarray, boxes: Sequence[Box]) -> list[Stamp]:
         """`image`: the frame's `smoothed` grey; `boxes`: the dice in its pixels."""
@@ -68,24 +70,31 @@ class RestClock:
         right, bottom = min(int(np.ceil(x + w + margin)), width), min(int(np.ceil(y + h + margin)),
                                                                        height)
         now = image[top:bottom, left:right]
+        earlier = list(self._frames)[-2::-1]  # the newest first
+        carried = [since for seen, since in self._rested if _same_place(seen, box)]
+        # Moving is judged over the last few frames (a die creeping slower than that counts as
+        # lying still); a die read here for the first time is dated as far back as it looks
+        # the same (one just framed apart from its neighbour, say).
         rest = self._frames[-1][0]
-        for stamp, earlier in reversed(list(self._frames)[:-1]):
-            if changed_pixels(earlier[top:bottom, left:right], now) >= CHANGED_PIXELS:
+        for back, (stamp, before) in enumerate(earlier, 1):
+            if back > self.look_back and carried:
+                return min([rest, *carried])
+            if changed_pixels(before[top:bottom, left:right], now) >= CHANGED_PIXELS:
                 return rest
             rest = stamp
-        if len(self._frames) == self._frames.maxlen:
-            # Still over all the frames kept: it rested when it did at this place last frame.
-            rest = min([rest, *(since for seen, since in self._rested if _same_place(seen, box))])
-        return rest
+        return min([rest, *carried])
 
 
 def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
     distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
-    if distance <= 0.2 * max(a[2], a[3], b[2], b[3]):
-        return True
+    return bool(distance <= 0.2 * max(a[2], a[3], b[2], b[3]) or overlap(a, b) >= SAME_OVERLAP)
+
+
+def overlap(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes."""
     across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
     down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    overlap = across * down
-    return bool(overlap >= SAME_OVERLAP * (a[2] * a[3] + b[2] * b[3] - overlap))
+    both = across * down
+    return both / max(a[2] * a[3] + b[2] * b[3] - both, 1e-9)

@@ -1,0 +1,43 @@
+"""Looking closer around the dice read: a die framed with its neighbour comes apart."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.tray_view import TrayView
+from vision.dice.closer import look_closer
+from vision.dice.reader import DieReading
+
+PAIR = [(100.0, 100.0, 20.0, 20.0), (112.0, 84.0, 20.0, 20.0)]  # one leaning on the other
+
+
+class SmallDiceMissed:
+    """Stands in for the reader: sees the pair as one die over a large image, both dice once
+    they fill enough of the image (a crop around them)."""
+
+    def __init__(self) -> None:
+        self.origins: list[tuple[int, int]] = []
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        if image.shape[1] > 200:
+            return [DieReading(PAIR[0], 3, False, 0.9)]
+        # the crop's own pixels: where it was cut from is known from its first pixel's value
+        left, top = int(image[0, 0, 0]), int(image[0, 0, 1])
+        self.origins.append((left, top))
+        return [DieReading((x - left, y - top, w, h), None, True, 0.8) if i else
+                DieReading((x - left, y - top, w, h), 3, False, 0.9)
+                for i, (x, y, w, h) in enumerate(PAIR)]
+
+
+def test_a_die_framed_with_its_neighbour_is_found_in_a_closer_look() -> None:
+    image = np.zeros((300, 400, 3), np.uint8)
+    reader = SmallDiceMissed()
+    first = reader.read(image)
+    # mark every pixel with its coordinates, so the fake reader knows where a crop came from
+    ys, xs = np.mgrid[0:300, 0:400]
+    image[..., 0], image[..., 1] = xs.clip(0, 255), ys.clip(0, 255)
+    found = look_closer(reader, image, first)
+    assert [d.box for d in found] == PAIR  # the first kept, the second in the image's pixels
+    assert found[1].cocked and found[0].value == 3
+    left, top = reader.origins[0]
+    assert (left, top) == (60, 60)  # five dice wide around the first
