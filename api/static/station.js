@@ -5,6 +5,9 @@
 const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
 const tables = new Map(); // table id -> {row, card}
 const alerts = new Map(); // "table:seq" -> alert element
+// "table:flag_seq" -> decision record: one can arrive before its alert (a render of a state
+// read before the decision adds the alert after it).
+const decisions = new Map();
 const refreshing = new Set();
 let selected = null;
 // Points clicked on the frame: the field's corners, and the outlines of the dice zones.
@@ -83,28 +86,35 @@ function addAlert(tableId, record) {
   if (alerts.has(key)) return;
   const name = tables.get(tableId)?.row.name || `table ${tableId}`;
   const still = record.evidence?.still;
+  // The buttons above the still: the still loading after them would move them under a
+  // pointer already pressing one, and the click would be lost.
   const item = el("li", { class: "alert", "data-key": key },
     el("div", { class: "what" }, `${name}, ${clockText(record.time)}: ${describe(record)}`),
-    still ? el("img", { src: `/api/tables/${tableId}/files/${still}`, alt: "the frame that shows it" }) : "",
     el("button", { class: "accept", onclick: () => decide(tableId, record.seq, "accept") }, "Accept"),
     el("button", { class: "correct", onclick: () => decide(tableId, record.seq, "correct") }, "Correct"),
-    el("span", { class: "decision" }));
+    el("span", { class: "decision" }),
+    still ? el("img", { src: `/api/tables/${tableId}/files/${still}`, alt: "the frame that shows it" }) : "");
   alerts.set(key, item);
   // Newest first: by the time the referee saw it, across tables.
   const list = document.getElementById("alerts");
   list.prepend(item);
+  if (decisions.has(key)) decided(tableId, decisions.get(key));
 }
 
 async function decide(tableId, seq, decision) {
   try {
-    await api(`/api/tables/${tableId}/flags/${seq}/decision`, { json: { decision } });
+    // Shown from the answer too: the stream may not carry it (not yet subscribed, reconnecting).
+    const stored = await api(`/api/tables/${tableId}/flags/${seq}/decision`, { json: { decision } });
+    decided(tableId, stored.event);
   } catch (error) {
     document.getElementById("status").textContent = error.message;
   }
 }
 
 function decided(tableId, record) {
-  const item = alerts.get(`${tableId}:${record.flag_seq}`);
+  const key = `${tableId}:${record.flag_seq}`;
+  decisions.set(key, record);
+  const item = alerts.get(key);
   if (!item) return;
   item.classList.add("decided");
   item.querySelectorAll("button").forEach((b) => b.remove());

@@ -63,11 +63,13 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
 
         station = browser.new_page(viewport={"width": 1400, "height": 900})
         station.goto(f"{base}/station?token={judge}")
-        alert = station.locator(".alert").first
-        alert.wait_for()
+        station.locator(".alert").first.wait_for()
+        # That alert by its key: a newer one prepended meanwhile is not the one decided.
+        key = station.locator(".alert").first.get_attribute("data-key")
+        alert = station.locator(f'.alert[data-key="{key}"]')
         station.screenshot(path=str(artifacts / "station-flag.png"))
         alert.locator("button.accept").click()
-        station.locator(".alert.decided").first.wait_for()
+        station.locator(f'.alert.decided[data-key="{key}"]').wait_for()
         station.screenshot(path=str(artifacts / "station-decided.png"))
 
         deadline = time.monotonic() + 30
