@@ -24,7 +24,7 @@ from vision.dice.closer import DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DieReading
 from vision.dice.rest import CHANGED_PIXELS, RestClock, changed_pixels, smoothed
-from vision.dice.stream import DiceEvent, DiceWatcher
+from vision.dice.stream import DiceEvent, DiceWatcher, Kind
 from vision.dice.zones import DiceZones
 from vision.sources import Frame, SourceEvent, VideoSource
 
@@ -45,6 +45,7 @@ class TrayCamera:
     _previous: np.ndarray | None = field(default=None, init=False)
     _dice: list[DieReading] = field(default_factory=list, init=False)
     _moving_frames: int = field(default=0, init=False)
+    _in_throw: bool = field(default=False, init=False)
     _rest_clock: RestClock = field(default_factory=RestClock, init=False)
 
     def __post_init__(self) -> None:
@@ -61,16 +62,12 @@ class TrayCamera:
         if self.exclude is not None:
             cv2.fillPoly(mask, [np.round(self.exclude - origin).astype(np.int32)], 0)
         self.mask = mask.astype(bool)
-        # Only the tray's floor: a die seen lying unread inside the box is still in the box.
-        floor = np.zeros_like(mask)
-        cv2.fillPoly(floor, [np.round(self.zones.tray - origin).astype(np.int32)], 1)
-        cv2.fillPoly(floor, [np.round(self.zones.box - origin).astype(np.int32)], 0)
-        self._empty_tray = EmptyTray(floor.astype(bool) & self.mask)
+        self._empty_tray = EmptyTray(self.mask)
         self._zone_pixels = max(int(self.mask.sum()), 1)
         # The tray is still while fewer pixels than make a die's move change in it.
         self.still_share = CHANGED_PIXELS / self._zone_pixels
-        self.watcher = DiceWatcher(DiceZones(self.zones.tray - origin, self.zones.box - origin),
-                                   still_below=self.still_share)
+        self._zones = DiceZones(self.zones.tray - origin, self.zones.box - origin)  # the crop's
+        self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
         # The dice are read in the crop of the zones: the view moves with it.
         self.view = None if self.zones.view is None else self.zones.view.shifted(*self.box[:2])
 
@@ -90,18 +87,30 @@ class TrayCamera:
                 and self._moving_frames % MOVING_READ_EVERY == 0):
             self._dice = self.dice_reader.read(crop, self.view)
             self._tray_read = grey
-            if self._moving_frames == 0 and 0 < len(self._dice) < self.watcher.dice_per_throw:
-                self._dice = look_closer(self.dice_reader, crop, self._dice, self.view)
+            if self._moving_frames == 0 and len(self._dice) < self.watcher.dice_per_throw:
+                # A die missing: look closer where one may lie unread.
+                places = [d.box for d in self._dice]
+                places += self._empty_tray.unexplained(grey, places) or []
+                self._dice = look_closer(self.dice_reader, crop, self._dice, places, self.view)
         boxes = [d.box for d in self._dice]
-        if not boxes and motion < self.still_share:
+        # The empty tray is the still one between throws (a die lying unread must not be
+        # taken into it): from the dice cleared away to the next die read.
+        self._in_throw = self._in_throw or bool(boxes)
+        if not self._in_throw and motion < self.still_share:
             self._empty_tray.remember(grey)
         # A die missing from the readings may be in the box, or lie unread in plain view.
-        unread = (self._empty_tray.unexplained(grey, boxes)
-                  if len(boxes) < self.watcher.dice_per_throw else 0)
+        unread: int | None = 0
+        if len(boxes) < self.watcher.dice_per_throw:
+            lying = self._empty_tray.unexplained(grey, boxes)
+            # One lying unread inside the box is still in the box.
+            unread = None if lying is None else sum(not self._zones.in_box(p) for p in lying)
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling.
         rests = self._rest_clock.update((frame, time), grey, boxes)
-        return self.watcher.update(frame, time, self._dice, motion, rests, unread)
+        events = self.watcher.update(frame, time, self._dice, motion, rests, unread)
+        if any(event.kind is Kind.CLEARED for event in events):
+            self._in_throw = False
+        return events
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

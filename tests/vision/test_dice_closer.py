@@ -36,7 +36,7 @@ def test_a_die_framed_with_its_neighbour_is_found_in_a_closer_look() -> None:
     # mark every pixel with its coordinates, so the fake reader knows where a crop came from
     ys, xs = np.mgrid[0:300, 0:400]
     image[..., 0], image[..., 1] = xs.clip(0, 255), ys.clip(0, 255)
-    found = look_closer(reader, image, first)
+    found = look_closer(reader, image, first, [d.box for d in first])
     assert [d.box for d in found] == PAIR  # the first kept, the second in the image's pixels
     assert found[1].cocked and found[0].value == 3
     left, top = reader.origins[0]

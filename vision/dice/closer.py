@@ -1,9 +1,11 @@
 """Look closer around the dice read when a throw's die is missing from the reading.
 
 Two dice touching, one leaning on the other, are framed once by the detector over the whole
-tray: at its scale the pair is one blob. Read again in a crop a few dice wide around each die,
-enlarged to the detector's input, the pair comes apart. It costs a reading per die, so it is
-done only where it can change a decision: dice at rest, fewer than a throw has.
+tray: at its scale the pair is one blob; a small die far from the camera may not be found at
+all. Read again in a crop a few dice wide around each die, or around a change from the empty
+tray that no reading explains, enlarged to the detector's input, the pair comes apart and the
+small die is found. It costs a reading per place, so it is done only where it can change a
+decision: dice at rest, fewer than a throw has.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.reader import DieReading
-from vision.dice.rest import overlap
+from vision.dice.rest import Box, overlap
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
+MIN_SIDE = 16.0  # pixels: a place smaller than a readable die is looked at as one
 
 
 class DiceReading(Protocol):
@@ -26,15 +29,14 @@ class DiceReading(Protocol):
 
 
 def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReading],
-                view: TrayView | None = None) -> list[DieReading]:
-    """`dice` with the dice found only in a closer look around each of them (in `image`'s
-    pixels). A die found again keeps its first reading: the whole view's is the one the
-    models were measured on."""
+                places: Sequence[Box], view: TrayView | None = None) -> list[DieReading]:
+    """`dice` with the dice found only in a closer look around each of `places` (boxes of
+    the dice read, of something lying unread; all in `image`'s pixels). A die found again
+    keeps its first reading: the whole view's is the one the models were measured on."""
     found = list(dice)
     height, width = image.shape[:2]
-    for die in dice:
-        x, y, w, h = die.box
-        side = SPAN * max(w, h)
+    for x, y, w, h in places:
+        side = SPAN * max(w, h, MIN_SIDE)
         left = int(np.clip(x + w / 2 - side / 2, 0, max(width - side, 0)))
         top = int(np.clip(y + h / 2 - side / 2, 0, max(height - side, 0)))
         crop = image[top:top + int(side), left:left + int(side)]
@@ -46,4 +48,3 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
             if all(overlap(moved.box, other.box) <= SAME_DIE for other in found):
                 found.append(moved)
     return found
-

@@ -18,6 +18,7 @@ from vision.dice.rest import CHANGED_LEVEL, Box
 
 AROUND = 0.5  # of a die's size around each reading: its shadow and edges are explained too
 DIE_SHARE = 0.4  # of a read die's box: an unexplained change this large is taken for a die
+SMALLEST_DIE = 144  # pixels changed, with no die read to size one by: a readable die's least
 
 
 @dataclass
@@ -32,10 +33,10 @@ class EmptyTray:
         """The tray now, still and with no die read in it."""
         self._empty = image
 
-    def unexplained(self, image: np.ndarray, boxes: Sequence[Box]) -> int | None:
-        """How many die-sized changes from the empty tray lie away from every read die;
-        None when the tray has not been seen empty (or no die is read to size them by)."""
-        if self._empty is None or self._empty.shape != image.shape or not boxes:
+    def unexplained(self, image: np.ndarray, boxes: Sequence[Box]) -> list[Box] | None:
+        """The die-sized changes from the empty tray that lie away from every read die (their
+        boxes); None when the tray has not been seen empty."""
+        if self._empty is None or self._empty.shape != image.shape:
             return None
         changed = (cv2.absdiff(self._empty, image) > CHANGED_LEVEL) & self.mask
         height, width = changed.shape
@@ -44,6 +45,8 @@ class EmptyTray:
             top, left = max(int(y - margin), 0), max(int(x - margin), 0)
             changed[top:min(int(y + h + margin) + 1, height),
                     left:min(int(x + w + margin) + 1, width)] = False
-        die_area = float(np.median([w * h for _, _, w, h in boxes]))
+        die_area = DIE_SHARE * float(np.median([w * h for _, _, w, h in boxes])) if boxes \
+            else SMALLEST_DIE
         _, _, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
-        return int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] >= DIE_SHARE * die_area))
+        return [(float(x), float(y), float(w), float(h))
+                for x, y, w, h, area in stats[1:] if area >= die_area]
