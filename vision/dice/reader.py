@@ -26,16 +26,19 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.preprocess import (
-    classifier_input,
+    PartlyGrey,
+    classifier_inputs,
     letterbox,
-    normalise_crop,
-    straight_down_crop,
-    view_slope,
+    normalise_crops,
+    slope_at,
+    straight_down_matrix,
+    warp_grey,
 )
 from vision.onnx import load_model
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
 SIZE_UNIT = 16.0  # the detector's size channels are log(size / SIZE_UNIT)
+PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 3x3
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +62,17 @@ class DieReading:
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep the strongest of candidates that frame the same die: a large die can raise
     several heatmap peaks. A weaker box whose centre lies inside a kept box goes."""
+    # Centres and far edges in the boxes' own precision, then compared as plain floats.
+    lefts, tops = boxes[:, 0].tolist(), boxes[:, 1].tolist()
+    rights = (boxes[:, 0] + boxes[:, 2]).tolist()
+    bottoms = (boxes[:, 1] + boxes[:, 3]).tolist()
+    xs = (boxes[:, 0] + boxes[:, 2] / 2).tolist()
+    ys = (boxes[:, 1] + boxes[:, 3] / 2).tolist()
     kept: list[int] = []
-    for index in np.argsort(-scores):
-        x, y, w, h = boxes[index]
-        cx, cy = x + w / 2, y + h / 2
-        if not any(
-            boxes[k, 0] <= cx <= boxes[k, 0] + boxes[k, 2]
-            and boxes[k, 1] <= cy <= boxes[k, 1] + boxes[k, 3]
-            for k in kept
-        ):
-            kept.append(int(index))
+    for index in np.argsort(-scores).tolist():
+        cx, cy = xs[index], ys[index]
+        if not any(lefts[k] <= cx <= rights[k] and tops[k] <= cy <= bottoms[k] for k in kept):
+            kept.append(index)
     return boxes[kept], scores[kept]
 
 
@@ -79,7 +83,8 @@ class DiceReader:
         self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
         self.classes: list[str] = config["classes"]
-        self.value_columns = [self.classes.index(str(v)) for v in range(1, 7)]
+        self.value_columns = np.array([self.classes.index(str(v)) for v in range(1, 7)])
+        self.none_column = self.classes.index("none")
         self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
         self.cocked_model = None
@@ -99,11 +104,17 @@ class DiceReader:
         """Die boxes (n, 4) as (x, y, w, h) in original pixels, with detector scores (n,)."""
         batch, scale = letterbox(image, self.input_size)
         maps = self.detector.run(None, {"image": batch})[0][0]
-        heat = 1.0 / (1.0 + np.exp(-maps[0]))
-        peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (
+        # 1 / (1 + exp(-logit)) in place.
+        heat = np.negative(maps[0])
+        np.exp(heat, out=heat)
+        heat += 1.0
+        np.divide(1.0, heat, out=heat)
+        peaks = (heat == cv2.dilate(heat, PEAK_KERNEL)) & (
             heat >= self.detection_threshold
         )
         ys, xs = np.nonzero(peaks)
+        if not len(ys):
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
         stride = self.input_size / heat.shape[1]
         width = np.exp(maps[1, ys, xs]) * SIZE_UNIT
         height = np.exp(maps[2, ys, xs]) * SIZE_UNIT
@@ -120,8 +131,8 @@ class DiceReader:
         boxes, scores = self.candidates(image)
         if not len(boxes):
             return []
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        crops = np.stack([classifier_input(grey, box, self.context_span) for box in boxes])
+        grey = PartlyGrey(image)
+        crops = classifier_inputs(grey, boxes, self.context_span)
         probs = self._classify(crops)
         unsure = np.flatnonzero(probs.max(axis=1) < self.sure)
         if self.turns > 1 and len(unsure):
@@ -130,7 +141,7 @@ class DiceReader:
             more = self._classify(np.ascontiguousarray(turned))
             probs[unsure] = (probs[unsure] + more.reshape(self.turns - 1, len(unsure), -1).sum(
                 axis=0)) / self.turns
-        dice = probs.argmax(axis=1) != self.classes.index("none")
+        dice = probs.argmax(axis=1) != self.none_column
         boxes, scores, probs = boxes[dice], scores[dice], probs[dice]
         if not len(boxes):
             return []
@@ -161,19 +172,23 @@ class DiceReader:
             )
         return readings
 
-    def _cocked(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView) -> np.ndarray:
+    def _cocked(self, grey: PartlyGrey, boxes: np.ndarray, view: TrayView) -> np.ndarray:
         """The probability that each die is cocked, from the straight-down view."""
         assert self.cocked_model is not None
         homography, nadir = view.straight_down, view.nadir
-        crops = np.stack([normalise_crop(straight_down_crop(
-            grey, box, homography, nadir, self.cocked_size, self.cocked_span))[None]
-            for box in boxes])
+        size = self.cocked_size
+        squares = np.empty((len(boxes), size, size), np.uint8)
+        centres = []
+        for index, box in enumerate(boxes):
+            matrix, centre = straight_down_matrix(box, homography, nadir, size, self.cocked_span)
+            squares[index] = warp_grey(grey, matrix, size)
+            centres.append(centre)
+        crops = np.empty((len(boxes), 1 + self.cocked_slope, size, size), np.float32)
+        crops[:, 0] = normalise_crops(squares)
         if self.cocked_slope:
             focal = float(view.intrinsics[0, 0])
-            slopes = np.array([view_slope(box, homography, nadir, focal) for box in boxes],
-                              np.float32)
-            crops = np.concatenate([crops, np.broadcast_to(slopes[:, None, None, None],
-                                                           crops.shape)], axis=1)
+            slopes = np.array([slope_at(centre, nadir, focal) for centre in centres], np.float32)
+            crops[:, 1] = slopes[:, None, None]
         return softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
