@@ -62,17 +62,16 @@ class DieReading:
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep the strongest of candidates that frame the same die: a large die can raise
     several heatmap peaks. A weaker box whose centre lies inside a kept box goes."""
-    # Centres and far edges in the boxes' own precision, then compared as plain floats.
-    lefts, tops = boxes[:, 0].tolist(), boxes[:, 1].tolist()
-    rights = (boxes[:, 0] + boxes[:, 2]).tolist()
-    bottoms = (boxes[:, 1] + boxes[:, 3]).tolist()
-    xs = (boxes[:, 0] + boxes[:, 2] / 2).tolist()
-    ys = (boxes[:, 1] + boxes[:, 3] / 2).tolist()
     kept: list[int] = []
-    for index in np.argsort(-scores).tolist():
-        cx, cy = xs[index], ys[index]
-        if not any(lefts[k] <= cx <= rights[k] and tops[k] <= cy <= bottoms[k] for k in kept):
-            kept.append(index)
+    for index in np.argsort(-scores):
+        x, y, w, h = boxes[index]
+        cx, cy = x + w / 2, y + h / 2
+        if not any(
+            boxes[k, 0] <= cx <= boxes[k, 0] + boxes[k, 2]
+            and boxes[k, 1] <= cy <= boxes[k, 1] + boxes[k, 3]
+            for k in kept
+        ):
+            kept.append(int(index))
     return boxes[kept], scores[kept]
 
 
