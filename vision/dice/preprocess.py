@@ -8,8 +8,6 @@ takes a grey crop of the die as a camera looking straight down at the tray would
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
@@ -47,7 +45,7 @@ def letterbox(image: np.ndarray, size: int = DETECTOR_SIZE) -> tuple[np.ndarray,
 
 
 def crop_square(
-    grey: np.ndarray | PartlyGrey,
+    grey: np.ndarray,
     box: np.ndarray,
     size: int,
     span: float = CROP_SPAN,
@@ -62,72 +60,9 @@ def crop_square(
     centre = (x + w / 2 + shift[0] * side, y + h / 2 + shift[1] * side)
     matrix = cv2.getRotationMatrix2D(centre, angle, size / side)
     matrix[:, 2] += np.array([size / 2 - centre[0], size / 2 - centre[1]])
-    return warp_grey(grey, matrix, size)
-
-
-class PartlyGrey:
-    """A BGR frame made grey only where crops take their pixels from, as they are taken: the
-    reader's few crops need a few thousand of a frame's pixels (converting a whole 640x480
-    frame took 0.12 ms). `grey` holds the frame's grey pixels wherever a crop was taken,
-    exactly those of the whole frame made grey, and is not set elsewhere; a crop reads the
-    same pixels from it at the same places, so it comes out the same."""
-
-    def __init__(self, image: np.ndarray) -> None:
-        self.image = image
-        self.width, self.height = int(image.shape[1]), int(image.shape[0])
-        self.grey: np.ndarray = np.empty((self.height, self.width), np.uint8)
-
-    def covering(self, matrix: np.ndarray, size: int) -> np.ndarray:
-        """`grey`, made grey where a (size, size) warp by `matrix` reads."""
-        left, top, right, bottom = sampled_region(matrix, size, self.width, self.height)
-        cv2.cvtColor(self.image[top:bottom, left:right], cv2.COLOR_BGR2GRAY,
-                     dst=self.grey[top:bottom, left:right])
-        return self.grey
-
-
-def warp_grey(grey: np.ndarray | PartlyGrey, matrix: np.ndarray, size: int) -> np.ndarray:
-    """The (size, size) uint8 square that `matrix` (2x3 affine or 3x3 perspective, image
-    pixels -> square pixels) makes of a grey image."""
-    if isinstance(grey, PartlyGrey):
-        grey = grey.covering(matrix, size)
-    if matrix.shape[0] == 2:
-        return cv2.warpAffine(grey, matrix, (size, size), flags=cv2.INTER_AREA,
-                              borderMode=cv2.BORDER_REPLICATE)
-    return cv2.warpPerspective(grey, matrix, (size, size), flags=cv2.INTER_AREA,
-                               borderMode=cv2.BORDER_REPLICATE)
-
-
-def sampled_region(matrix: np.ndarray, size: int, width: int,
-                   height: int) -> tuple[int, int, int, int]:
-    """(left, top, right, bottom): the part of a width x height image a (size, size) warp by
-    `matrix` (image -> square, 2x3 or 3x3) reads, with a margin for the interpolation,
-    clipped to the image and at least a pixel; the whole image when the square reaches the
-    horizon. In plain floats: numpy took 30 microseconds for these few numbers."""
-    rows = matrix.tolist()
-    (a, b, c), (d, e, f) = rows[0], rows[1]
-    g, h, i = rows[2] if len(rows) == 3 else (0.0, 0.0, 1.0)
-    # The inverse (square -> image) up to the scale 1 / det: the adjugate.
-    inverse = (e * i - f * h, c * h - b * i, b * f - c * e,
-               f * g - d * i, a * i - c * g, c * d - a * f,
-               d * h - e * g, b * g - a * h, a * e - b * d)
-    det = a * inverse[0] + b * inverse[3] + c * inverse[6]
-    xs, ys = [], []
-    # The square's corners a pixel beyond its outer pixels, taken back into the image.
-    for u, v in ((-1.0, -1.0), (size, -1.0), (size, size), (-1.0, size)):
-        depth = inverse[6] * u + inverse[7] * v + inverse[8]
-        if not depth * det > 0.0 or not math.isfinite(depth):
-            return 0, 0, width, height
-        x = (inverse[0] * u + inverse[1] * v + inverse[2]) / depth
-        y = (inverse[3] * u + inverse[4] * v + inverse[5]) / depth
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return 0, 0, width, height
-        xs.append(x)
-        ys.append(y)
-    left = min(max(math.floor(min(xs)) - 2, 0), width - 1)
-    top = min(max(math.floor(min(ys)) - 2, 0), height - 1)
-    right = max(min(math.ceil(max(xs)) + 3, width), left + 1)
-    bottom = max(min(math.ceil(max(ys)) + 3, height), top + 1)
-    return left, top, right, bottom
+    return cv2.warpAffine(
+        grey, matrix, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def crop_die(
@@ -143,15 +78,13 @@ def crop_die(
 
 def normalise_crop(crop: np.ndarray) -> np.ndarray:
     """Zero mean, unit spread: white and black dice, bright and dim trays look alike."""
-    values = crop.astype(np.float32)
-    normalised: np.ndarray = (values - values.mean()) / (values.std() + 8.0)
+    normalised: np.ndarray = normalise_crops(crop[None])[0]
     return normalised
 
 
 def normalise_crops(crops: np.ndarray) -> np.ndarray:
-    """normalise_crop on each (h, w) crop of a stack (..., h, w) at once, with the same values:
-    each crop's sums run over its pixels in the same order, and the mean and spread are
-    worked out as numpy's mean and std do (the pixels less their mean found once for both)."""
+    """normalise_crop on each (h, w) crop of a stack (..., h, w) at once: each crop's mean and
+    spread worked out as numpy's mean and std do (the values of a crop alone are the same)."""
     count = crops.shape[-2] * crops.shape[-1]
     values = crops.reshape(-1, count).astype(np.float32)
     mean = np.add.reduce(values, axis=1, keepdims=True)
@@ -186,7 +119,7 @@ def classifier_input(
     return np.stack([die, wide])
 
 
-def classifier_inputs(grey: np.ndarray | PartlyGrey, boxes: np.ndarray,
+def classifier_inputs(grey: np.ndarray, boxes: np.ndarray,
                       context_span: float = 0.0) -> np.ndarray:
     """(n, channels, CROP_SIZE, CROP_SIZE) float32: classifier_input of each box (n, 4), the
     crops normalised together."""
@@ -199,7 +132,7 @@ def classifier_inputs(grey: np.ndarray | PartlyGrey, boxes: np.ndarray,
 
 
 def straight_down_crop(
-    grey: np.ndarray | PartlyGrey,
+    grey: np.ndarray,
     box: np.ndarray,
     homography: np.ndarray,
     nadir: tuple[float, float],
@@ -211,32 +144,20 @@ def straight_down_crop(
     point below the camera (`nadir`, in that view) lies straight up: a flat die's top face is
     then a square and its sides show above it, wherever the die lies. The square spans `span`
     times the side of a square of the box's area in that view."""
-    return warp_grey(grey, straight_down_matrix(box, homography, nadir, size, span)[0], size)
-
-
-def straight_down_matrix(
-    box: np.ndarray,
-    homography: np.ndarray,
-    nadir: tuple[float, float],
-    size: int = CROP_SIZE,
-    span: float = STRAIGHT_DOWN_SPAN,
-) -> tuple[np.ndarray, np.ndarray]:
-    """straight_down_crop's perspective matrix (image -> crop) and the box's centre in the
-    straight-down view (seen_straight_down), the box's corners and centre projected at once."""
     x, y, w, h = (float(v) for v in box)
-    points = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x + w / 2, y + h / 2]]],
-                      np.float32)
-    projected = cv2.perspectiveTransform(points, homography)[0]
-    quad, centre = projected[:4], projected[4]
+    corners = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float32)
+    quad = cv2.perspectiveTransform(corners, homography)[0]
     side = max(float(np.sqrt(abs(cv2.contourArea(quad)))), 1.0) * span
+    centre = seen_straight_down(box, homography)
     towards = (nadir[0] - float(centre[0]), nadir[1] - float(centre[1]))
     # Below the camera every way is up: no turn then.
     angle = float(np.degrees(np.arctan2(towards[0], -towards[1]))) if np.hypot(*towards) > 1 \
         else 0.0
     turn = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, size / side)
     turn[:, 2] += np.array([size / 2 - centre[0], size / 2 - centre[1]])
-    matrix: np.ndarray = np.vstack([turn, [0.0, 0.0, 1.0]]) @ homography
-    return matrix, centre
+    matrix = np.vstack([turn, [0.0, 0.0, 1.0]]) @ homography
+    return cv2.warpPerspective(grey, matrix, (size, size), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
 
 
 def view_slope(box: np.ndarray, homography: np.ndarray, nadir: tuple[float, float],
@@ -244,11 +165,7 @@ def view_slope(box: np.ndarray, homography: np.ndarray, nadir: tuple[float, floa
     """How far from straight down the camera sees the die: the tangent of the angle between
     its line of sight and the vertical. A flat die's sides show in the straight-down crop in
     proportion to it, so the cocked classifier is told it (MAX_VIEW_SLOPE at most)."""
-    return slope_at(seen_straight_down(box, homography), nadir, focal)
-
-
-def slope_at(centre: np.ndarray, nadir: tuple[float, float], focal: float) -> float:
-    """view_slope of a die whose centre in the straight-down view is `centre`."""
+    centre = seen_straight_down(box, homography)
     distance = float(np.hypot(centre[0] - nadir[0], centre[1] - nadir[1]))
     return min(distance / focal, MAX_VIEW_SLOPE)
 

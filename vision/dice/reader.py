@@ -26,13 +26,11 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.preprocess import (
-    PartlyGrey,
     classifier_inputs,
     letterbox,
     normalise_crops,
-    slope_at,
-    straight_down_matrix,
-    warp_grey,
+    straight_down_crop,
+    view_slope,
 )
 from vision.onnx import load_model
 
@@ -130,7 +128,7 @@ class DiceReader:
         boxes, scores = self.candidates(image)
         if not len(boxes):
             return []
-        grey = PartlyGrey(image)
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         crops = classifier_inputs(grey, boxes, self.context_span)
         probs = self._classify(crops)
         unsure = np.flatnonzero(probs.max(axis=1) < self.sure)
@@ -171,23 +169,19 @@ class DiceReader:
             )
         return readings
 
-    def _cocked(self, grey: PartlyGrey, boxes: np.ndarray, view: TrayView) -> np.ndarray:
+    def _cocked(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView) -> np.ndarray:
         """The probability that each die is cocked, from the straight-down view."""
         assert self.cocked_model is not None
         homography, nadir = view.straight_down, view.nadir
-        size = self.cocked_size
-        squares = np.empty((len(boxes), size, size), np.uint8)
-        centres = []
-        for index, box in enumerate(boxes):
-            matrix, centre = straight_down_matrix(box, homography, nadir, size, self.cocked_span)
-            squares[index] = warp_grey(grey, matrix, size)
-            centres.append(centre)
-        crops = np.empty((len(boxes), 1 + self.cocked_slope, size, size), np.float32)
-        crops[:, 0] = normalise_crops(squares)
+        squares = np.stack([straight_down_crop(grey, box, homography, nadir, self.cocked_size,
+                                               self.cocked_span) for box in boxes])
+        crops = normalise_crops(squares)[:, None]
         if self.cocked_slope:
             focal = float(view.intrinsics[0, 0])
-            slopes = np.array([slope_at(centre, nadir, focal) for centre in centres], np.float32)
-            crops[:, 1] = slopes[:, None, None]
+            slopes = np.array([view_slope(box, homography, nadir, focal) for box in boxes],
+                              np.float32)
+            crops = np.concatenate([crops, np.broadcast_to(slopes[:, None, None, None],
+                                                           crops.shape)], axis=1)
         return softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
