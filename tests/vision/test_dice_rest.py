@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.rest import RestClock, smoothed
+from vision.dice.rest import RestClock, changed_pixels, smoothed
 
 FPS = 30.0
 
@@ -89,3 +89,15 @@ def test_a_die_first_read_late_is_dated_from_when_it_stopped() -> None:
         rest = clock.update((frame, frame / FPS), smoothed(tray([(x, 60)], 6, frame)),
                             [box(x, 60)] if frame == 11 else [])
     assert rest == [(4, 4 / FPS)]
+
+
+def test_changed_pixels_counts_visible_changes_where_asked() -> None:
+    before = np.zeros((10, 10), np.uint8)
+    after = before.copy()
+    after[:4] = 200  # 40 pixels changed visibly
+    after[4:6] = 10  # 20 changed too little to count
+    assert changed_pixels(before, after) == 40
+    mask = np.zeros((10, 10), bool)
+    mask[2:] = True
+    assert changed_pixels(before, after, mask) == 20
+    assert changed_pixels(before, before) == 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.dice.reader import DieReading
-from vision.dice.stream import DiceWatcher, Kind, motion
+from vision.dice.stream import DiceWatcher, Kind
 from vision.dice.zones import DiceZones
 
 FPS = 30.0
@@ -83,18 +83,6 @@ def test_dice_picked_up_clear_the_way_for_the_next_throw() -> None:
     reads = [e.values for e in events if e.kind is Kind.ROLL_READ]
     assert reads == [(1, 6), (2, 2)]
     assert Kind.CLEARED in [e.kind for e in events]
-
-
-def test_motion_measures_changed_pixels() -> None:
-    a = np.zeros((10, 10), np.uint8)
-    b = a.copy()
-    b[:5] = 200
-    assert motion(None, a) == 1.0
-    assert motion(a, a) == 0.0
-    assert motion(a, b) == pytest.approx(0.5)
-    mask = np.zeros((10, 10), bool)
-    mask[5:] = True
-    assert motion(a, b, mask) == 0.0
 
 
 def run_rests(watcher: DiceWatcher, frames: int, dice_at: object, unread: int | None = 0

@@ -21,6 +21,7 @@ Box = tuple[float, float, float, float]  # x, y, w, h
 Stamp = tuple[int, float]  # frame index, time in seconds
 
 BLUR_SIGMA = 1.5  # pixels
+BLUR_SIZE = 5  # the kernel's side: a third of the time of the full 11
 CHANGED_LEVEL = 12  # grey levels of the blurred image: a static die's noise stays under 8
 CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
 LOOK_BACK = 2  # frames compared with the current one to see a die move
@@ -31,13 +32,16 @@ MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving
 
 def smoothed(image: np.ndarray) -> np.ndarray:
     """The grey image the comparisons are made on, from a BGR frame."""
-    return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), BLUR_SIGMA)
+    return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (BLUR_SIZE, BLUR_SIZE),
+                            BLUR_SIGMA)
 
 
 def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None) -> int:
     """How many pixels (in `mask`, if given) of two `smoothed` images differ visibly."""
     changed = cv2.absdiff(before, after) > CHANGED_LEVEL
-    return int(np.count_nonzero(changed[mask] if mask is not None else changed))
+    if mask is not None:
+        changed &= mask  # a quarter of the time of indexing by the mask
+    return int(np.count_nonzero(changed))
 
 
 @dataclass

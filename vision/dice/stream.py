@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.dice.reader import DieReading
@@ -56,16 +55,6 @@ class DiceEvent:
         if self.detail:
             data["detail"] = self.detail
         return data
-
-
-def motion(previous: np.ndarray | None, grey: np.ndarray, mask: np.ndarray | None = None) -> float:
-    """Share of pixels (in `mask`, if given) that changed visibly since the previous frame."""
-    if previous is None:
-        return 1.0
-    changed = cv2.absdiff(previous, grey) > 25
-    if mask is not None:
-        return float(changed[mask].mean()) if mask.any() else 0.0
-    return float(changed.mean())
 
 
 @dataclass(frozen=True, slots=True)
