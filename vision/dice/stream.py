@@ -34,6 +34,10 @@ class Kind(enum.Enum):
     CLEARED = "dice_cleared"
 
 
+# What a count's event says started it.
+WHY = {Kind.COCKED: "a die cocked", Kind.IN_BOX: "a die stopped in the box"}
+
+
 @dataclass(frozen=True, slots=True)
 class DiceEvent:
     kind: Kind
@@ -146,7 +150,7 @@ class DiceWatcher:
         read with any confidence (a faint reading is a die too unsure to read, not a
         missing one) or lying unread; None when unknown."""
         # (since, reason, what started it) for each die that would void the throw
-        counts = [(r.since, r.reason, r.reason.value) for r in at_rest if r.reason is not None]
+        counts = [(r.since, r.reason, WHY[r.reason]) for r in at_rest if r.reason is not None]
         still = self._still_since
         tray_at_rest = still is not None and time - still[1] >= self.rest_seconds
         missing = lying is not None and lying < self.dice_per_throw
