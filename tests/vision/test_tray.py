@@ -3,6 +3,7 @@ over by time, and a live tray camera read in a thread of its own."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -120,3 +121,43 @@ def test_a_tray_calibration_needs_its_zones() -> None:
     source = VideoSource(0, open_capture=lambda spec: LiveTray([0.0]))
     with pytest.raises(ValueError, match="dice_zones"):
         TrayVideo(source, {"image_size": [160, 120]}, 30.0, CountingReader())
+
+
+class BrightDice:
+    """Stands in for the dice reader: reads a 4 on every bright (white) square, and nothing
+    of a grey one (a die the detector misses)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        bright = (image[..., 0] > 200).astype(np.uint8)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(bright)
+        return [DieReading((float(x), float(y), float(w), float(h)), 4, False, 0.95)
+                for x, y, w, h, area in stats[1:] if area >= 100]
+
+
+def throw(unread_die: bool, frames: int = 150) -> list[DiceEvent]:
+    """An empty tray; then one white die slides in and stops at frame 20; with `unread_die`
+    a grey one comes to lie in plain view too, else the second die stays in the box."""
+    camera = TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120))
+    events = []
+    for index in range(frames):
+        image = np.full((120, 160, 3), 40, np.uint8)
+        if index >= 10:
+            x = min(20 + 5 * (index - 10), 70)
+            image[80:96, x:x + 16] = 230
+            if unread_die:
+                image[70:86, 120:136] = 120
+        events += camera.observe(index, index / 30, image)
+    return events
+
+
+def test_a_die_that_never_comes_out_of_the_box_voids_the_throw() -> None:
+    counted = [e for e in throw(unread_die=False) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert [(e.kind, e.rule) for e in counted] == [(Kind.IN_BOX, "5.4.32"), (Kind.VOID, "5.4.32")]
+    started, void = counted
+    assert started.frame == 20  # the throw is over when the die out has stopped
+    assert void.frame - started.frame == 90
+
+
+def test_a_die_lying_unread_in_the_tray_is_not_taken_for_one_in_the_box() -> None:
+    kinds = [e.kind for e in throw(unread_die=True)]
+    assert Kind.IN_BOX not in kinds and Kind.VOID not in kinds

@@ -87,6 +87,7 @@ class DiceWatcher:
     vote_frames: int = 3  # frames read at rest before announcing the roll
     min_confidence: float = 0.35  # readings below it are faint: no count, no roll of their own
     _still_since: tuple[int, float] | None = None
+    _last: tuple[int, float] | None = None  # the previous frame
     _rolling: bool = False
     _announced: bool = False
     _votes: list[tuple[int, ...]] = field(default_factory=list)
@@ -110,7 +111,10 @@ class DiceWatcher:
         if moving:
             self._still_since = None
         elif self._still_since is None:
-            self._still_since = (frame, time)
+            # Still since the frame before, the first to show the tray as it is now (the
+            # moment a die comes to rest is dated so too: vision/dice/rest.py).
+            self._still_since = self._last or (frame, time)
+        self._last = (frame, time)
         if rests is None:
             rests = [self._still_since or (frame, time)] * len(dice)
         read = [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)]
