@@ -1,7 +1,7 @@
 """Train the cocked-die classifier on straight-down crops and export it to ONNX.
 
     python -m models.dice.train_cocked --synthetic DIR [--synthetic DIR ...] --out models/dice
-        [--validate DIR] [--device cuda] [--workers 8]
+        [--validate DIR] [--device cuda] [--workers 8] [--detector-boxes]
 
 The die classifier sees a crop as the camera saw it, where a flat die seen obliquely and a
 tilted die seen from above look alike (models/dice/README.md). This one sees each die as a
@@ -10,13 +10,15 @@ straight_down_crop, from the tray camera of the calibration), where a flat die's
 a square, and says flat or cocked. Data: rendered tray scenes (`nardy-referee synth dice`),
 whose labels hold the camera (its view of the tray found from the tray's corners, as a
 calibration finds it: models/dice/data.py); each die is cropped at its labelled box and at
-boxes moved and scaled as the detector frames dice. Augmentation runs in torch on the
-training device.
+boxes moved and scaled as the detector frames dice, and with --detector-boxes also at the box
+the committed detector itself finds for it. Augmentation runs in torch on the training
+device.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -31,10 +33,12 @@ from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
 from models.dice.nets import DieClassifier
 from models.dice.training import save, start_from
 from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
+from vision.dice.reader import DiceReader
 
 CLASSES = ["flat", "cocked"]
 PATCH = 72  # stored patches leave room around the crop for turning, zooming and shifting
 PATCH_SPAN = STRAIGHT_DOWN_SPAN * PATCH / CROP_SIZE
+BOX_CACHE = Path("/tmp/train_cocked_detector_boxes")  # the detector's boxes, per scene folder
 
 
 def detector_box(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -49,14 +53,61 @@ def detector_box(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.array([x + w / 2 + dx - width / 2, y + h / 2 + dy - height / 2, width, height])
 
 
+def detector_boxes(directory: Path, items: list[LabelledImage]) -> list[np.ndarray]:
+    """The boxes the committed detector finds in each scene (at its own threshold), cached
+    under BOX_CACHE so that a rerun does not run the detector again."""
+    key = hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:12]
+    cache = BOX_CACHE / f"{directory.name}-{key}.json"
+    found: dict[str, list[list[float]]] = (
+        json.loads(cache.read_text()) if cache.exists() else {})
+    missing = [item for item in items if item.path.name not in found]
+    if missing:
+        reader = DiceReader(threads=1)
+        for item in missing:
+            image = cv2.imread(str(item.path))
+            if image is None:
+                raise OSError(f"cannot read {item.path}")
+            found[item.path.name] = reader.candidates(image)[0].tolist()
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(found))
+    return [np.array(found[item.path.name], np.float64).reshape(-1, 4) for item in items]
+
+
+def matched_boxes(labelled: np.ndarray, found: np.ndarray) -> list[np.ndarray | None]:
+    """For each labelled die, the detector box framing it, or None. A box goes to the die its
+    centre lies in (so a box holding two touching dice keeps the label of the one at its
+    centre), else to the die it overlaps best by IoU 0.3 or more; a die given several keeps
+    the one it overlaps best."""
+    matches: list[np.ndarray | None] = [None] * len(labelled)
+    best = np.zeros(len(labelled))
+    for box in found:
+        low = np.maximum(labelled[:, :2], box[:2])
+        high = np.minimum(labelled[:, :2] + labelled[:, 2:], box[:2] + box[2:])
+        common = np.prod(np.clip(high - low, 0.0, None), axis=1)
+        iou = common / (labelled[:, 2] * labelled[:, 3] + box[2] * box[3] - common)
+        centre = box[:2] + box[2:] / 2
+        inside = np.all((centre >= labelled[:, :2])
+                        & (centre <= labelled[:, :2] + labelled[:, 2:]), axis=1)
+        if inside.any():
+            die = int(np.argmax(np.where(inside, iou, -1.0)))
+        elif len(iou) and iou.max() >= 0.3:
+            die = int(np.argmax(iou))
+        else:
+            continue
+        if iou[die] >= best[die]:
+            matches[die], best[die] = box, iou[die]
+    return matches
+
+
 Patches = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def image_patches(job: tuple[LabelledImage, int, int]) -> Patches:
-    """Patches (n, PATCH, PATCH) uint8 of one scene's readable dice, at the labelled box and
-    at `variants` - 1 detector-like boxes, how obliquely the camera sees each (view_slope),
-    and whether each die is cocked."""
-    item, variants, seed = job
+def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Patches:
+    """Patches (n, PATCH, PATCH) uint8 of one scene's readable dice, at the labelled box, at
+    `variants` - 1 detector-like boxes and at the detector's own box when `found` holds one
+    for the die, how obliquely the camera sees each (view_slope), and whether each die is
+    cocked."""
+    item, variants, seed, found = job
     grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
     if grey is None or item.view is None:
         raise OSError(f"cannot read {item.path} or its view")
@@ -64,11 +115,12 @@ def image_patches(job: tuple[LabelledImage, int, int]) -> Patches:
     homography, nadir = item.view.straight_down, item.view.nadir
     focal = float(item.view.intrinsics[0, 0])
     patches, slopes, cocked = [], [], []
-    for box, value in zip(item.boxes, item.values, strict=True):
+    matches = matched_boxes(item.boxes, found) if found is not None else [None] * len(item.boxes)
+    for box, value, match in zip(item.boxes, item.values, matches, strict=True):
         if min(box[2], box[3]) < MIN_DIE_PIXELS:
             continue
-        for variant in range(variants):
-            framed = box if variant == 0 else detector_box(box, rng)
+        framings = [box] + [detector_box(box, rng) for _ in range(variants - 1)]
+        for framed in framings + ([] if match is None else [match]):
             patches.append(straight_down_crop(grey, framed, homography, nadir, PATCH, PATCH_SPAN))
             slopes.append(view_slope(framed, homography, nadir, focal))
             cocked.append(value == 0)
@@ -77,9 +129,16 @@ def image_patches(job: tuple[LabelledImage, int, int]) -> Patches:
     return np.stack(patches), np.array(slopes, np.float32), np.array(cocked, bool)
 
 
-def dataset(directories: list[Path], variants: int, seed: int, workers: int) -> Patches:
-    items = [item for directory in directories for item in synthetic(directory)]
-    jobs = [(item, variants, seed * 1_000_003 + index) for index, item in enumerate(items)]
+def dataset(directories: list[Path], variants: int, seed: int, workers: int,
+            detector: bool = False) -> Patches:
+    items: list[LabelledImage] = []
+    found: list[np.ndarray | None] = []
+    for directory in directories:
+        scenes = list(synthetic(directory))
+        items += scenes
+        found += detector_boxes(directory, scenes) if detector else [None] * len(scenes)
+    jobs = [(item, variants, seed * 1_000_003 + index, boxes)
+            for index, (item, boxes) in enumerate(zip(items, found, strict=True))]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             parts = list(pool.map(image_patches, jobs, chunksize=64))
@@ -162,6 +221,8 @@ def main() -> None:
                         help="rendered scenes never trained on, measured after each epoch")
     parser.add_argument("--variants", type=int, default=4,
                         help="crops per die: its labelled box and detector-like boxes")
+    parser.add_argument("--detector-boxes", action="store_true",
+                        help="one more crop per die, at the box the committed detector finds")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=2e-3)
@@ -180,7 +241,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.time()
-    patches, slopes, cocked = dataset(args.synthetic, args.variants, args.seed, args.workers)
+    patches, slopes, cocked = dataset(args.synthetic, args.variants, args.seed, args.workers,
+                                      args.detector_boxes)
     print(f"{len(cocked)} crops, {int(cocked.sum())} cocked, {time.time() - started:.0f}s",
           flush=True)
     device = torch.device(args.device)
@@ -227,7 +289,8 @@ def main() -> None:
          {"crops": {0: "n"}, "logits": {0: "n"}},
          {"classes": CLASSES, "crop_size": CROP_SIZE, "span": STRAIGHT_DOWN_SPAN,
           "slope": args.slope,
-          "variants": args.variants, "blocks": args.blocks, "cocked_weight": args.cocked_weight,
+          "variants": args.variants, "detector_boxes": args.detector_boxes,
+          "blocks": args.blocks, "cocked_weight": args.cocked_weight,
           "crops": [int((~cocked).sum()), int(cocked.sum())],
           "validate": [str(d) for d in args.validate]})
     print(json.dumps({"seconds": round(time.time() - started)}))
