@@ -111,24 +111,33 @@ def classifier_input(
     obliquely from a cocked one seen from above, alike in the tight crop; they helped little
     (models/dice/README.md). `zoom`, `angle` and `shift` (a fraction of the tight crop) move
     both crops alike; inference uses none."""
-    die = crop_die(grey, box, CROP_SPAN * zoom, angle, shift)
-    if not context_span:
-        return die[None]
-    ratio = CROP_SPAN / context_span
-    wide = crop_die(grey, box, context_span * zoom, angle, (shift[0] * ratio, shift[1] * ratio))
-    return np.stack([die, wide])
+    return normalise_crops(_classifier_squares(grey, box, context_span, zoom, angle, shift))
 
 
 def classifier_inputs(grey: np.ndarray, boxes: np.ndarray,
                       context_span: float = 0.0) -> np.ndarray:
     """(n, channels, CROP_SIZE, CROP_SIZE) float32: classifier_input of each box (n, 4), the
     crops normalised together."""
-    spans = [CROP_SPAN, context_span] if context_span else [CROP_SPAN]
-    crops = np.empty((len(boxes), len(spans), CROP_SIZE, CROP_SIZE), np.uint8)
-    for index, box in enumerate(boxes):
-        for channel, span in enumerate(spans):
-            crops[index, channel] = crop_square(grey, box, CROP_SIZE, span)
-    return normalise_crops(crops)
+    return normalise_crops(np.stack([_classifier_squares(grey, box, context_span)
+                                     for box in boxes]))
+
+
+def _classifier_squares(
+    grey: np.ndarray,
+    box: np.ndarray,
+    context_span: float = 0.0,
+    zoom: float = 1.0,
+    angle: float = 0.0,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
+    """classifier_input's (channels, CROP_SIZE, CROP_SIZE) uint8 squares, not yet normalised."""
+    die = crop_square(grey, box, CROP_SIZE, CROP_SPAN * zoom, angle, shift)
+    if not context_span:
+        return die[None]
+    ratio = CROP_SPAN / context_span
+    wide = crop_square(grey, box, CROP_SIZE, context_span * zoom, angle,
+                       (shift[0] * ratio, shift[1] * ratio))
+    return np.stack([die, wide])
 
 
 def straight_down_crop(
