@@ -98,9 +98,10 @@ class TrayCamera:
         self._in_throw = self._in_throw or bool(boxes)
         if not self._in_throw and motion < self.still_share:
             self._empty_tray.remember(grey)
-        # A die missing from the readings may be in the box, or lie unread in plain view.
+        # A die missing from the readings may be in the box, or lie unread in plain view
+        # (with no die read at all the watcher has nothing to count: not worth the search).
         unread: int | None = 0
-        if len(boxes) < self.watcher.dice_per_throw:
+        if 0 < len(boxes) < self.watcher.dice_per_throw:
             lying = self._empty_tray.unexplained(grey, boxes)
             # One lying unread inside the box is still in the box.
             unread = None if lying is None else sum(not self._zones.in_box(p) for p in lying)
