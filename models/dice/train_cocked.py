@@ -34,6 +34,7 @@ from models.dice.nets import DieClassifier
 from models.dice.training import save, start_from
 from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
 from vision.dice.reader import DiceReader
+from vision.dice.rest import overlap
 
 CLASSES = ["flat", "cocked"]
 PATCH = 72  # stored patches leave room around the crop for turning, zooming and shifting
@@ -81,10 +82,7 @@ def matched_boxes(labelled: np.ndarray, found: np.ndarray) -> list[np.ndarray | 
     matches: list[np.ndarray | None] = [None] * len(labelled)
     best = np.zeros(len(labelled))
     for box in found:
-        low = np.maximum(labelled[:, :2], box[:2])
-        high = np.minimum(labelled[:, :2] + labelled[:, 2:], box[:2] + box[2:])
-        common = np.prod(np.clip(high - low, 0.0, None), axis=1)
-        iou = common / (labelled[:, 2] * labelled[:, 3] + box[2] * box[3] - common)
+        iou = np.array([overlap(tuple(die), tuple(box)) for die in labelled])
         centre = box[:2] + box[2:] / 2
         inside = np.all((centre >= labelled[:, :2])
                         & (centre <= labelled[:, :2] + labelled[:, 2:]), axis=1)
