@@ -34,7 +34,7 @@ from vision.dice.reader import DiceReader
 MIN_FRAMED_SHARE = 0.5
 
 
-def _inside(boxes: np.ndarray, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+def points_in_boxes(boxes: np.ndarray, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
     """Whether each point lies in each box (x, y, w, h), broadcast."""
     within: np.ndarray = (boxes[..., 0] <= x) & (x <= boxes[..., 0] + boxes[..., 2]) & (
         boxes[..., 1] <= y) & (y <= boxes[..., 1] + boxes[..., 3])
@@ -48,8 +48,8 @@ def false_alarms(item: LabelledImage, boxes: np.ndarray) -> list[list[float]]:
     centres = truth[:, :2] + truth[:, 2:] / 2
     for box in boxes:
         x, y, w, h = box
-        inside = _inside(truth, x + w / 2, y + h / 2)
-        held = _inside(box, centres[:, 0], centres[:, 1])
+        inside = points_in_boxes(truth, x + w / 2, y + h / 2)
+        held = points_in_boxes(box, centres[:, 0], centres[:, 1])
         overlap_w = np.clip(np.minimum(x + w, truth[:, 0] + truth[:, 2])
                             - np.maximum(x, truth[:, 0]), 0, None)
         overlap_h = np.clip(np.minimum(y + h, truth[:, 1] + truth[:, 3])
@@ -69,11 +69,11 @@ def framed_positives(item: LabelledImage, boxes: np.ndarray) -> list[list[float]
     centres = truth[:, :2] + truth[:, 2:] / 2
     for box in boxes:
         x, y, w, h = box
-        inside = np.flatnonzero(_inside(truth, x + w / 2, y + h / 2))
+        inside = np.flatnonzero(points_in_boxes(truth, x + w / 2, y + h / 2))
         if len(inside) != 1:
             continue
         die = int(inside[0])
-        held = _inside(box, centres[:, 0], centres[:, 1])
+        held = points_in_boxes(box, centres[:, 0], centres[:, 1])
         held[die] = False
         if (held.any() or truth[die, 2:].min() < MIN_DIE_PIXELS
                 or max(w, h) < MIN_FRAMED_SHARE * truth[die, 2:].max()):

@@ -30,6 +30,7 @@ import torch
 import torch.nn.functional as F
 
 from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
+from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
 from models.dice.training import save, start_from
 from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
@@ -84,8 +85,7 @@ def matched_boxes(labelled: np.ndarray, found: np.ndarray) -> list[np.ndarray | 
     for box in found:
         iou = np.array([overlap(tuple(die), tuple(box)) for die in labelled])
         centre = box[:2] + box[2:] / 2
-        inside = np.all((centre >= labelled[:, :2])
-                        & (centre <= labelled[:, :2] + labelled[:, 2:]), axis=1)
+        inside = points_in_boxes(labelled, centre[0], centre[1])
         if inside.any():
             die = int(np.argmax(np.where(inside, iou, -1.0)))
         elif len(iou) and iou.max() >= 0.3:
