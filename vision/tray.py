@@ -23,7 +23,7 @@ import numpy as np
 from vision.dice.closer import DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DieReading
-from vision.dice.rest import CHANGED_PIXELS, RestClock, changed_pixels, smoothed
+from vision.dice.rest import CHANGED_PIXELS, RestClock, SurestAtRest, changed_pixels, smoothed
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
 from vision.dice.zones import DiceZones
 from vision.sources import Frame, SourceEvent, VideoSource
@@ -42,11 +42,13 @@ class TrayCamera:
     exclude: np.ndarray | None = None
     watcher: DiceWatcher = field(init=False)
     _tray_read: np.ndarray | None = field(default=None, init=False)
+    _read_at: tuple[int, float] = field(default=(-1, 0.0), init=False)  # the dice's reading
     _previous: np.ndarray | None = field(default=None, init=False)
     _dice: list[DieReading] = field(default_factory=list, init=False)
     _moving_frames: int = field(default=0, init=False)
     _in_throw: bool = field(default=False, init=False)
     _rest_clock: RestClock = field(default_factory=RestClock, init=False)
+    _surest: SurestAtRest = field(default_factory=SurestAtRest, init=False)
 
     def __post_init__(self) -> None:
         width, height = self.frame_size
@@ -86,7 +88,7 @@ class TrayCamera:
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
             self._dice = self.dice_reader.read(crop, self.view)
-            self._tray_read = grey
+            self._tray_read, self._read_at = grey, (frame, time)
             if self._moving_frames == 0 and len(self._dice) < self.watcher.dice_per_throw:
                 # A die missing: look closer where one may lie unread.
                 places = [d.box for d in self._dice]
@@ -108,6 +110,7 @@ class TrayCamera:
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling.
         rests = self._rest_clock.update((frame, time), grey, boxes)
+        self._dice = self._surest.update(self._dice, rests, self._read_at)
         events = self.watcher.update(frame, time, self._dice, motion, rests, unread)
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw = False

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.rest import RestClock, changed_pixels, smoothed
+from vision.dice.reader import DieReading
+from vision.dice.rest import RestClock, SurestAtRest, changed_pixels, smoothed
 
 FPS = 30.0
 
@@ -101,3 +102,34 @@ def test_changed_pixels_counts_visible_changes_where_asked() -> None:
     mask[2:] = True
     assert changed_pixels(before, after, mask) == 20
     assert changed_pixels(before, before) == 0
+
+
+def test_the_surest_reading_of_a_die_at_rest_stands_until_it_moves() -> None:
+    surest = SurestAtRest()
+    cocked = DieReading(box(50, 60), None, True, 0.6)
+    flat_again = DieReading((50.5, 60.0, 20.0, 20.0), 5, False, 0.4)  # a creep, read again
+    other = DieReading(box(120, 40), 3, False, 0.9)
+    assert surest.update([cocked, other], [(4, 0.13), (9, 0.3)], (12, 0.4)) == [cocked, other]
+    steady = surest.update([flat_again, other], [(4, 0.13), (9, 0.3)], (15, 0.5))
+    assert steady[0].cocked and steady[0].box == flat_again.box  # kept, where seen now
+    surer = DieReading(box(50, 60), 5, False, 0.8)
+    assert surest.update([surer, other], [(4, 0.13), (9, 0.3)], (18, 0.6))[0] == surer
+    # Moved (a new moment of rest): the new reading stands, however unsure.
+    fell = DieReading(box(52, 60), 1, False, 0.3)
+    assert surest.update([fell, other], [(20, 0.67), (9, 0.3)], (20, 0.67))[0] == fell
+
+
+def test_a_reading_made_while_the_die_still_tumbled_is_not_kept() -> None:
+    surest = SurestAtRest()
+    tumbling = DieReading(box(50, 60), None, True, 0.97)  # read on frame 9, lies still from 10
+    assert surest.update([tumbling], [(10, 0.33)], (9, 0.3)) == [tumbling]
+    flat = DieReading(box(50, 60), 3, False, 0.9)
+    assert surest.update([flat], [(10, 0.33)], (12, 0.4)) == [flat]
+
+
+def test_a_box_framing_two_dice_does_not_lend_its_reading_to_one_of_them() -> None:
+    surest = SurestAtRest()
+    both = DieReading((50.0, 60.0, 44.0, 20.0), 4, False, 0.9)
+    surest.update([both], [(4, 0.13)], (6, 0.2))
+    apart = [DieReading(box(50, 60), None, True, 0.5), DieReading(box(74, 60), 2, False, 0.5)]
+    assert surest.update(apart, [(4, 0.13), (4, 0.13)], (9, 0.3)) == apart

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
+
+from vision.dice.reader import DieReading
 
 Box = tuple[float, float, float, float]  # x, y, w, h
 Stamp = tuple[int, float]  # frame index, time in seconds
@@ -89,11 +91,46 @@ class RestClock:
         return min([rest, *carried])
 
 
+@dataclass
+class SurestAtRest:
+    """A die lying still is read again whenever the tray changes around it (the other die
+    rolling, a creep of a fraction of a pixel a frame adding up). Every such reading is of the
+    same die lying the same way, so the surest one since it came to rest stands: a die on the
+    edge between cocked and flat does not flip on a re-read and cancel its count."""
+
+    _kept: list[tuple[DieReading, Stamp]] = field(default_factory=list, init=False)
+
+    def update(self, dice: Sequence[DieReading], rests: Sequence[Stamp],
+               read_at: Stamp) -> list[DieReading]:
+        """`rests`: each die's moment of rest (`RestClock.update`); `read_at`: the frame the
+        readings were made on (the dice are not read on every frame)."""
+        steady = []
+        unused = list(self._kept)
+        for die, since in zip(dice, rests, strict=True):
+            # Only the die itself: a box framing two dice at once is centred elsewhere.
+            same = [kept for kept in unused if kept[1] == since and _centred_alike(kept[0].box,
+                                                                                    die.box)]
+            if same:
+                unused.remove(same[0])
+                if same[0][0].confidence > die.confidence:
+                    die = replace(same[0][0], box=die.box)
+            steady.append(die)
+        # A reading made before the die came to rest (still tumbling) is of another look.
+        self._kept = [(die, since) for die, since in zip(steady, rests, strict=True)
+                      if read_at >= since]
+        return steady
+
+
+def _centred_alike(a: Box, b: Box) -> bool:
+    """Centres within a fifth of a die of each other."""
+    distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
+    return bool(distance <= 0.2 * max(a[2], a[3], b[2], b[3]))
+
+
 def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
-    distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
-    return bool(distance <= 0.2 * max(a[2], a[3], b[2], b[3]) or overlap(a, b) >= SAME_OVERLAP)
+    return _centred_alike(a, b) or overlap(a, b) >= SAME_OVERLAP
 
 
 def overlap(a: Box, b: Box) -> float:
