@@ -143,6 +143,20 @@ def test_the_classifier_reads_one_to_four_quarter_turns() -> None:
         DiceReader(turns=5)
 
 
+def test_with_the_view_deciding_cocked_a_crop_is_judged_unsure_of_the_die_and_face_alone(
+    reader: DiceReader,
+) -> None:
+    columns = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
+    probs = np.array([
+        [0.03, 0.03, 0.02, 0.01, 0.01, 0.00, 0.81, 0.09],  # a 6, or cocked: the view decides
+        [0.05, 0.38, 0.34, 0.03, 0.01, 0.01, 0.01, 0.17],  # a 1 or a 2
+        [0.30, 0.00, 0.00, 0.00, 0.00, 0.00, 0.70, 0.00],  # a 6, or no die
+        [0.95, 0.01, 0.01, 0.01, 0.01, 0.00, 0.00, 0.01],  # no die
+    ])[:, [columns.index(c) for c in reader.classes]]
+    assert reader._unsure(probs, cocked_by_view=False).tolist() == [True, True, True, False]
+    assert reader._unsure(probs, cocked_by_view=True).tolist() == [False, True, True, False]
+
+
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_a_photograph_turned_a_quarter_reads_the_same(reader: DiceReader) -> None:
     # A die's face reads the same turned, and the reader looks again at the quarter turns of

@@ -11,7 +11,8 @@ clear at the first look.
 When the calibration says how the tray camera views the tray's floor (`TrayView`), a third
 network makes the cocked call: it sees each die as a camera looking straight down would, where
 a flat die's top face is a square (models/dice/train_cocked.py). The crop alone cannot tell a
-flat die seen obliquely from a tilted one seen from above.
+flat die seen obliquely from a tilted one seen from above. The classifier then answers only
+whether a crop shows a die and which face, and is judged unsure on that alone.
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ class DiceReader:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         crops = classifier_inputs(grey, boxes, self.context_span)
         probs = self._classify(crops)
-        unsure = np.flatnonzero(probs.max(axis=1) < self.sure)
+        cocked_by_view = view is not None and self.cocked_model is not None
+        unsure = np.flatnonzero(self._unsure(probs, cocked_by_view))
         if self.turns > 1 and len(unsure):
             again = crops[unsure]
             turned = np.concatenate([np.rot90(again, k, axes=(2, 3)) for k in range(1, self.turns)])
@@ -168,6 +170,16 @@ class DiceReader:
                 )
             )
         return readings
+
+    def _unsure(self, probs: np.ndarray, cocked_by_view: bool) -> np.ndarray:
+        """Which crops get the second look: those whose answer is in doubt. With the view
+        deciding cocked or flat, a crop answers only whether it shows a die and which face."""
+        if not cocked_by_view:
+            return np.asarray(probs.max(axis=1) < self.sure)
+        none = probs[:, self.none_column]
+        faces = probs[:, self.value_columns]
+        face_sure = faces.max(axis=1) >= self.sure * faces.sum(axis=1)
+        return np.asarray(~((none >= self.sure) | ((none <= 1.0 - self.sure) & face_sure)))
 
     def _cocked(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView) -> np.ndarray:
         """The probability that each die is cocked, from the straight-down view."""
