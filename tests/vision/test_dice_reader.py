@@ -157,6 +157,35 @@ def test_with_the_view_deciding_cocked_a_crop_is_judged_unsure_of_the_die_and_fa
     assert reader._unsure(probs, cocked_by_view=True).tolist() == [False, True, True, False]
 
 
+def test_an_unsure_cocked_call_is_made_again_on_the_mirror_image() -> None:
+    from calibration.tray_view import TrayView
+
+    class LeftBright:
+        """A cocked network whose logit is how much brighter a crop's left half is than its
+        right: a crop and its mirror image get opposite odds, so averaged they are even."""
+
+        def run(self, _: None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            crops = feeds["crops"][:, 0]
+            half = crops.shape[2] // 2
+            odds = 2.0 * (crops[:, :, :half].mean(axis=(1, 2))
+                          - crops[:, :, half:].mean(axis=(1, 2)))
+            return [np.stack([np.zeros_like(odds), odds], axis=1)]
+
+    reader = DiceReader()
+    reader.cocked_model = LeftBright()  # type: ignore[assignment]
+    elevation = np.radians(50.0)
+    view = TrayView(np.array([[600.0, 0, 320], [0, 600, 240], [0, 0, 1]]),
+                    np.array([0.0, -np.cos(elevation), -np.sin(elevation)]))
+    grey = np.full((480, 640), 100, np.uint8)
+    boxes = np.array([[100 + 80 * i, 220, 40, 40] for i in range(6)], np.float32)
+    for (x, y, w, h), contrast in zip(boxes.astype(int), [3, 6, 12, 30, 60, 120], strict=True):
+        grey[y - 20:y + h + 20, x - 20:x + w // 2] = 100 + contrast  # the left half brighter
+    cocked = reader._cocked(grey, boxes, view)
+    looked_again = np.isclose(cocked, 0.5)
+    assert looked_again.any() and (~looked_again).any()
+    assert (np.abs(cocked[~looked_again] - 0.5) >= 0.3).all()
+
+
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_a_photograph_turned_a_quarter_reads_the_same(reader: DiceReader) -> None:
     # A die's face reads the same turned, and the reader looks again at the quarter turns of

@@ -37,6 +37,7 @@ from vision.onnx import load_model
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
 SIZE_UNIT = 16.0  # the detector's size channels are log(size / SIZE_UNIT)
+UNSURE_COCKED = 0.3  # a cocked probability within this of 0.5 gets a second look
 PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 3x3
 
 
@@ -194,7 +195,15 @@ class DiceReader:
                               np.float32)
             crops = np.concatenate([crops, np.broadcast_to(slopes[:, None, None, None],
                                                            crops.shape)], axis=1)
-        return softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
+        cocked = softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
+        # An unsure call is made again on the mirror image, which keeps the view's geometry
+        # (the camera straight up the crop) and was part of the network's training.
+        unsure = np.flatnonzero(np.abs(cocked - 0.5) < UNSURE_COCKED)
+        if len(unsure):
+            mirrored = np.ascontiguousarray(crops[unsure, :, :, ::-1])
+            cocked[unsure] += softmax(self.cocked_model.run(None, {"crops": mirrored})[0])[:, 1]
+            cocked[unsure] /= 2
+        return cocked
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of (n, channels, size, size) crops."""
