@@ -43,6 +43,7 @@ class TrayCamera:
     watcher: DiceWatcher = field(init=False)
     _tray_read: np.ndarray | None = field(default=None, init=False)
     _read_at: tuple[int, float] = field(default=(-1, 0.0), init=False)  # the dice's reading
+    _looked_closer: bool = field(default=False, init=False)  # since that reading
     _previous: np.ndarray | None = field(default=None, init=False)
     _dice: list[DieReading] = field(default_factory=list, init=False)
     _moving_frames: int = field(default=0, init=False)
@@ -89,11 +90,15 @@ class TrayCamera:
                 and self._moving_frames % MOVING_READ_EVERY == 0):
             self._dice = self.dice_reader.read(crop, self.view)
             self._tray_read, self._read_at = grey, (frame, time)
-            if self._moving_frames == 0 and len(self._dice) < self.watcher.dice_per_throw:
-                # A die missing: look closer where one may lie unread.
-                places = [d.box for d in self._dice]
-                places += self._empty_tray.unexplained(grey, places) or []
-                self._dice = look_closer(self.dice_reader, crop, self._dice, places, self.view)
+            self._looked_closer = False
+        if (self._moving_frames == 0 and not self._looked_closer
+                and len(self._dice) < self.watcher.dice_per_throw):
+            # A die missing at rest (read on this frame, or on the tray's last moving one):
+            # look closer where one may lie unread.
+            places = [d.box for d in self._dice]
+            places += self._empty_tray.unexplained(grey, places) or []
+            self._dice = look_closer(self.dice_reader, crop, self._dice, places, self.view)
+            self._looked_closer = True
         boxes = [d.box for d in self._dice]
         # The empty tray is the still one between throws (a die lying unread must not be
         # taken into it): from the dice cleared away to the next die read.

@@ -46,6 +46,27 @@ def test_dice_at_rest_are_read_once_and_dice_in_flight_every_third_frame() -> No
     assert 3 <= reader.calls - 2 <= 5  # no closer look while it moves
 
 
+def test_a_die_missing_when_the_tray_stops_is_looked_for_closer_once() -> None:
+    class SizingReader(CountingReader):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sizes: list[tuple[int, ...]] = []
+
+        def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+            self.sizes.append(image.shape[:2])
+            return super().read(image, view)
+
+    reader = SizingReader()
+    tray = TrayCamera(DiceZones(TRAY, BOX), reader, (160, 120))
+    # Six moving frames: the last reading is made on the last of them, where the die stops,
+    # so the still tray is not read again; the closer look is still owed.
+    for index in range(40):
+        x = 10 + 8 * min(max(index - 9, 0), 6)
+        tray.observe(index, index / 30, frame_with_die(x))
+    assert reader.sizes[:2] == [(120, 160), (80, 80)]  # the still tray, then a closer look
+    assert reader.sizes[2:].count((80, 80)) == 1  # once more, when the die has stopped
+
+
 def test_both_zones_are_watched_for_motion_whatever_their_points_order() -> None:
     # Joined into one polygon, these two rectangles would cross and leave half the box out.
     tray = np.array([[0, 0], [160, 0], [160, 50], [0, 50]], np.float32)
