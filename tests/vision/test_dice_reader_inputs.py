@@ -28,6 +28,7 @@ BOXES = [(300.3, 200.7, 52.1, 49.8), (0.0, 0.0, 40.0, 40.0), (-20.5, 100.2, 45.0
 
 
 def old_letterbox(image: np.ndarray, size: int) -> np.ndarray:
+    """The square input the detector was trained on, as a transposed canvas."""
     height, width = image.shape[:2]
     scale = size / max(height, width)
     resized = cv2.resize(image, (round(width * scale), round(height * scale)),
@@ -39,15 +40,21 @@ def old_letterbox(image: np.ndarray, size: int) -> np.ndarray:
     return batch
 
 
-@pytest.mark.parametrize("shape", [(480, 640), (640, 480), (333, 517), (90, 700), (320, 320)])
-def test_letterbox_fills_the_same_input_as_a_transposed_canvas(shape: tuple[int, int]) -> None:
+@pytest.mark.parametrize(("shape", "sides"), [
+    ((480, 640), (256, 320)), ((640, 480), (320, 256)), ((333, 517), (224, 320)),
+    ((90, 700), (64, 320)), ((320, 320), (320, 320)),
+])
+def test_letterbox_is_the_square_canvas_cut_to_multiples_of_32(
+    shape: tuple[int, int], sides: tuple[int, int],
+) -> None:
     image = frame(*shape)
     batch, scale = letterbox(image, 320)
-    assert batch.dtype == np.float32 and batch.shape == (1, 3, 320, 320)
+    assert batch.dtype == np.float32 and batch.shape == (1, 3, *sides)
     assert scale == 320 / max(shape)
-    assert np.array_equal(batch, old_letterbox(image, 320))
+    assert np.array_equal(batch, old_letterbox(image, 320)[:, :, :sides[0], :sides[1]])
     strided = frame(600, 800)[37:37 + shape[0] // 2, 11:11 + shape[1] // 2]
-    assert np.array_equal(letterbox(strided, 320)[0], old_letterbox(strided, 320))
+    cut = letterbox(strided, 320)[0]
+    assert np.array_equal(cut, old_letterbox(strided, 320)[:, :, :cut.shape[2], :cut.shape[3]])
 
 
 def test_crops_normalised_together_are_those_normalised_alone() -> None:

@@ -114,7 +114,7 @@ class DiceReader:
         ys, xs = np.nonzero(peaks)
         if not len(ys):
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-        stride = self.input_size / heat.shape[1]
+        stride = batch.shape[3] / heat.shape[1]
         width = np.exp(maps[1, ys, xs]) * SIZE_UNIT
         height = np.exp(maps[2, ys, xs]) * SIZE_UNIT
         cx = (xs + maps[3, ys, xs]) * stride
