@@ -66,7 +66,8 @@ def observable(truth: Sequence[dict[str, Any]],
     frames). A die that stops out of the camera's sight, deep in the box, is known to have
     stayed there only once the throw is over: the visible dice at rest and the hidden one
     not out. Its count is dated from then, and its void 3 s later; its moving on is seen
-    when it comes into sight."""
+    when it comes into sight, and a move that ends out of sight again is not seen at all:
+    the count seen runs on from its first start."""
     def hidden(die: int, frame: int) -> bool:
         return int(states[frame]["dice"][die]["visible_px"]) < HIDDEN_PX
 
@@ -83,17 +84,32 @@ def observable(truth: Sequence[dict[str, Any]],
         return next((f for f in range(frame, len(states)) if not hidden(die, f)),
                     len(states) - 1)
 
+    def next_stop(die: int, frame: int) -> int:
+        return min((int(e["frame"]) for e in truth if e["event"] in START
+                    and int(e.get("die", -1)) == die and int(e["frame"]) > frame),
+                   default=len(states))
+
     shifted: dict[int, int] = {}  # die: frames its count starts late
+    started: dict[int, int] = {}  # die: the frame its count, as seen, started
+    unseen_move: set[int] = set()  # dice that moved on and stopped again out of sight
     found = []
     for event in truth:
         kind, frame = event["event"], int(event["frame"])
         die = int(event.get("die", -1))
-        if kind in START and hidden(die, frame):
-            shifted[die] = throw_over(frame) - frame
-            frame += shifted[die]
+        if kind in START and die in unseen_move:
+            unseen_move.discard(die)
+            continue  # nothing seen moved: the count seen runs on
+        if kind in START:
+            if hidden(die, frame):
+                shifted[die] = throw_over(frame) - frame
+                frame += shifted[die]
+            started[die] = frame
         elif kind in VOID_RULE:
-            frame += shifted.get(die, 0)
+            frame = started.get(die, frame - COUNT_FRAMES) + COUNT_FRAMES
         elif kind in END and die in shifted:
+            if hidden(die, frame) and seen_again(die, frame) >= next_stop(die, frame):
+                unseen_move.add(die)
+                continue
             frame = max(seen_again(die, frame), frame)
             shifted.pop(die)
         found.append({**event, "frame": frame})

@@ -61,6 +61,19 @@ def test_a_die_stopped_out_of_sight_is_counted_once_the_throw_is_over() -> None:
     assert decisions(observable(truth, in_sight))[0] == Decision("in_box", "die_in_box", 21)
 
 
+def test_a_die_moving_on_and_stopping_again_out_of_sight_is_one_count() -> None:
+    # Stopped in the box at 21, out of sight; moved on at 63 and stopped again at 67, still
+    # out of sight: the camera saw nothing move, so the count it saw voids 3 s after it began.
+    truth = [{"event": "in_box", "die": 1, "frame": 21},
+             {"event": "at_rest", "die": 0, "frame": 27, "value": 5},
+             {"event": "in_box_moved_on", "die": 1, "frame": 63},
+             {"event": "in_box", "die": 1, "frame": 67},
+             {"event": "in_box_void", "die": 1, "frame": 157}]
+    assert decisions(observable(truth, states(1, 27))) == [
+        Decision("in_box", "die_in_box", 27),
+        Decision("in_box_void", "throw_void", 117, rule="5.4.32")]
+
+
 def test_a_decision_within_two_frames_is_right() -> None:
     score = score_clip(STALLED, [seen("dice_rolling", 20), seen("die_in_box", 33, rule="5.4.32"),
                                  seen("throw_void", 119, rule="5.4.32")])
