@@ -15,7 +15,7 @@ from vision.dice.reader import DiceReader
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 LEAN_SCENES = 30
-# The committed models on these scenes: 8 of 10 cocked dice caught, 8 of 11 calls right
+# The committed models on these scenes: 9 of 10 cocked dice caught, 9 of 12 calls right
 # with the view; 5 of 11 and 5 of 14 with the crop alone.
 CALIBRATED_RECALL = 0.7
 CALIBRATED_PRECISION = 0.6
