@@ -133,8 +133,9 @@ class DiceReader:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         crops = classifier_inputs(grey, boxes, self.context_span)
         probs = self._classify(crops)
-        cocked_by_view = view is not None and self.cocked_model is not None
-        unsure = np.flatnonzero(self._unsure(probs, cocked_by_view))
+        # The view the cocked network decides by, when there is one and the network too.
+        cocked_view = view if self.cocked_model is not None else None
+        unsure = np.flatnonzero(self._unsure(probs, cocked_view is not None))
         if self.turns > 1 and len(unsure):
             again = crops[unsure]
             turned = np.concatenate([np.rot90(again, k, axes=(2, 3)) for k in range(1, self.turns)])
@@ -146,8 +147,8 @@ class DiceReader:
         if not len(boxes):
             return []
         cocked_odds = None
-        if view is not None and self.cocked_model is not None:
-            cocked_odds = self._cocked(grey, boxes, view)
+        if cocked_view is not None:
+            cocked_odds = self._cocked(grey, boxes, cocked_view)
         readings = []
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]

@@ -108,12 +108,13 @@ class SurestAtRest:
         unused = list(self._kept)
         for die, since in zip(dice, rests, strict=True):
             # Only the die itself: a box framing two dice at once is centred elsewhere.
-            same = [kept for kept in unused if kept[1] == since and _centred_alike(kept[0].box,
-                                                                                    die.box)]
-            if same:
-                unused.remove(same[0])
-                if same[0][0].confidence > die.confidence:
-                    die = replace(same[0][0], box=die.box)
+            same = next((entry for entry in unused
+                         if entry[1] == since and _centred_alike(entry[0].box, die.box)), None)
+            if same is not None:
+                unused.remove(same)
+                kept = same[0]
+                if kept.confidence > die.confidence:
+                    die = replace(kept, box=die.box)
             steady.append(die)
         # A reading made before the die came to rest (still tumbling) is of another look.
         self._kept = [(die, since) for die, since in zip(steady, rests, strict=True)
