@@ -37,33 +37,35 @@ from vision.dice.reader import DiceReader, DieReading
 def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int | None]]:
     """(true value, read value or None if missed) per labelled die; unmatched reads get -1.
 
-    A reading matches a die when its centre lies in the die's box grown by half or, failing
+    A reading can match a die when its centre lies in the die's box grown by half or, failing
     that, when its box holds the die's centre: desk-webcam boxes frame the top face only, and
-    a reading framing the whole die of an oblique view has its centre further off."""
+    a reading framing the whole die of an oblique view has its centre further off. Nearest
+    pairs are matched first: touching dice lie within each other's grown boxes, and a reading
+    must not be credited to the neighbour of the die it frames."""
     reads: list[int | None] = [None] * len(truth.values)
     used: set[int] = set()
-    order = sorted(range(len(found)), key=lambda i: -found[i].confidence)
     for loose in (False, True):
+        pairs = []
         for k, (x, y, w, h) in enumerate(truth.boxes):
-            if reads[k] is not None:
-                continue
-            for index in order:
-                fx, fy, fw, fh = found[index].box
+            for index, reading in enumerate(found):
+                fx, fy, fw, fh = reading.box
+                dx, dy = fx + fw / 2 - (x + w / 2), fy + fh / 2 - (y + h / 2)
                 if loose:
                     hit = fx <= x + w / 2 <= fx + fw and fy <= y + h / 2 <= fy + fh
                 else:
-                    hit = (abs(fx + fw / 2 - (x + w / 2)) <= 0.75 * w
-                           and abs(fy + fh / 2 - (y + h / 2)) <= 0.75 * h)
-                if hit and index not in used:
-                    used.add(index)
-                    reads[k] = index
-                    break
-    pairs: list[tuple[int, int | None]] = [
+                    hit = abs(dx) <= 0.75 * w and abs(dy) <= 0.75 * h
+                if hit:
+                    pairs.append((float(np.hypot(dx / w, dy / h)), k, index))
+        for _, k, index in sorted(pairs):
+            if reads[k] is None and index not in used:
+                used.add(index)
+                reads[k] = index
+    pairs_read: list[tuple[int, int | None]] = [
         (int(value), None if index is None else found[index].value or 0)
         for value, index in zip(truth.values, reads, strict=True)
     ]
-    pairs += [(-1, found[i].value or 0) for i in range(len(found)) if i not in used]
-    return pairs
+    pairs_read += [(-1, found[i].value or 0) for i in range(len(found)) if i not in used]
+    return pairs_read
 
 
 def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | int]:
