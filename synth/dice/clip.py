@@ -11,8 +11,10 @@ ground-truth events the referee must see (RULES.md, "Procedure the referee sees"
 
 The physics runs first and is recorded at 30 fps; a set-up is retried (deterministically, from
 the seed) until it shows the scenario's events; then the frames are rendered from the record.
-Per frame, `state` is the motion state; `value`, `cocked` and `tilt_deg` describe the pose at
-that instant (so a die tumbling in the air is often "cocked": read them with `state`).
+Per frame, `state` is the motion state, judged on the frames after it (a die is still while
+its pose stays within about a pixel's shift: STILL_MM, STILL_DEG); `value`, `cocked`,
+`tilt_deg`, `position` and `quat` describe the pose at that instant (so a die tumbling in the
+air is often "cocked": read them with `state`).
 """
 
 from __future__ import annotations
@@ -37,8 +39,14 @@ from synth.dice.style import Camera, sample_style
 FPS = 30
 COUNT_FRAMES = 3 * FPS  # the 3-second count
 REST_FRAMES = 5  # frames a die must stay still to count as stopped
-MOVING_SPEED = 0.01  # m/s
-MOVING_SPIN = 0.6  # rad/s
+# A die comes to rest where it stays this close to its pose over the next REST_FRAMES frames:
+# the physics' own speed flickers over a threshold while a die leaning on another quivers by a
+# few tenths of a millimetre, which no camera and no judge sees as moving (about a pixel)...
+STILL_MM = 0.5
+STILL_DEG = 1.5
+# ...and it has moved again once it lies this far from that pose (about two pixels).
+MOVED_MM = 1.0
+MOVED_DEG = 3.0
 TRIES = 80
 
 
@@ -49,15 +57,43 @@ class Frame:
 
 
 def _die_frame(world: DiceWorld, die: int) -> dict[str, Any]:
+    """The die's pose at this instant; its motion `state` comes from the frames around it
+    (`_motion_states`)."""
     s = world.state(die)
     face, tilt = s.top(world.support_normal(die))
     cocked = is_cocked(tilt)
-    in_box = world.in_box(die)
-    moving = s.speed > MOVING_SPEED or s.spin > MOVING_SPIN
-    state = "moving" if moving else "in_box" if in_box else "cocked" if cocked else "at_rest"
-    return {"state": state, "value": None if cocked else face, "cocked": cocked,
-            "tilt_deg": round(tilt, 2), "in_box": in_box,
-            "position": [round(float(v), 6) for v in s.position]}
+    return {"state": "moving", "value": None if cocked else face, "cocked": cocked,
+            "tilt_deg": round(tilt, 2), "in_box": world.in_box(die),
+            "position": [round(float(v), 6) for v in s.position],
+            "quat": [round(float(v), 6) for v in s.quat]}
+
+
+def _turn_deg(a: list[float], b: list[float]) -> float:
+    """The angle between two orientations (unit quaternions w, x, y, z), degrees."""
+    dot = min(abs(float(np.dot(a, b))), 1.0)
+    return float(np.degrees(2.0 * np.arccos(dot)))
+
+
+def _motion_states(frames: list[Frame]) -> None:
+    """Set each die's `state` per frame: moving, or, at rest, in_box, cocked or at_rest as it
+    lies. A die comes to rest at a frame from which it stays within STILL_MM and STILL_DEG of
+    its pose for the next REST_FRAMES frames, and is at rest until it lies MOVED_MM or
+    MOVED_DEG from that pose."""
+    def near(a: dict[str, Any], b: dict[str, Any], mm: float, deg: float) -> bool:
+        shift = 1000.0 * float(np.max(np.abs(np.subtract(a["position"], b["position"]))))
+        return shift <= mm and _turn_deg(a["quat"], b["quat"]) <= deg
+
+    for die in range(2):
+        poses = [f.states[die] for f in frames]
+        rest: dict[str, Any] | None = None  # the pose the die rests in
+        for n, pose in enumerate(poses):
+            if rest is not None and not near(pose, rest, MOVED_MM, MOVED_DEG):
+                rest = None
+            ahead = poses[n + 1:n + 1 + REST_FRAMES] or poses[n - 1:n]  # the last: as before
+            if rest is None and all(near(p, pose, STILL_MM, STILL_DEG) for p in ahead):
+                rest = pose
+            pose["state"] = ("moving" if rest is None else "in_box" if pose["in_box"]
+                             else "cocked" if pose["cocked"] else "at_rest")
 
 
 def record(world: DiceWorld, seconds: float, push: tuple[float, np.ndarray] | None = None,
@@ -145,6 +181,7 @@ def simulate(world: DiceWorld, scenario: str, seed: int) -> list[Frame]:
                 force = -world.lean_toward * float(rng.uniform(0.02, 0.05)) * (1 + attempt / 10)
                 push = (float(rng.uniform(0.8, 2.3)), force)
             frames = record(world, 4.4 if scenario == "cocked-long" else 3.6, push)
+        _motion_states(frames)
         if _wanted(scenario, events(frames)):
             return frames
     raise RuntimeError(f"no {scenario} clip after {TRIES} tries (seed {seed})")

@@ -26,7 +26,14 @@ except Exception as error:  # installed, but its GL backend will not load (e.g. 
 cv2 = pytest.importorskip("cv2")
 
 from synth.dice.camera_view import project  # noqa: E402
-from synth.dice.clip import COUNT_FRAMES, Frame, events, simulate, write_clip  # noqa: E402
+from synth.dice.clip import (  # noqa: E402
+    COUNT_FRAMES,
+    Frame,
+    _motion_states,
+    events,
+    simulate,
+    write_clip,
+)
 from synth.dice.generate import Options, generate, scene_params  # noqa: E402
 from synth.dice.geometry import FACE_NORMALS, top_face  # noqa: E402
 from synth.dice.labels import die_labels  # noqa: E402
@@ -191,6 +198,32 @@ def test_clip_events(states: list[tuple[str, str]],
                      expected: list[tuple[str, int | None, int]]) -> None:
     found = [(e["event"], e.get("die"), e["frame"]) for e in events(_frames(states))]
     assert found == expected
+
+
+def _posed(moves: list[tuple[float, float]]) -> list[Frame]:
+    """Frames of a die at (x millimetres, turn degrees about the vertical) and one lying still."""
+    def pose(x_mm: float, turn_deg: float) -> dict[str, Any]:
+        half = math.radians(turn_deg) / 2
+        return {"position": [x_mm / 1000, 0.0, 0.008], "quat": [math.cos(half), 0.0, 0.0,
+                math.sin(half)], "in_box": False, "cocked": True, "value": None}
+    return [Frame(np.zeros(1), [pose(x, turn), pose(50.0, 0.0)]) for x, turn in moves]
+
+
+def test_a_die_is_still_by_its_pose_over_the_frames_after() -> None:
+    # Rolls 3 mm a frame, stops, quivers by 0.3 mm (the physics' speed test flickered on
+    # such a quiver), turns in place by 5 degrees, stops again, then slides off.
+    moves = ([(3.0 * n, 0.0) for n in range(5)] + [(12.0 + 0.3 * (n % 2), 0.0) for n in range(10)]
+             + [(12.0, 5.0 * n) for n in range(1, 4)] + [(12.0, 15.0)] * 8
+             + [(12.0 + 2.0 * n, 15.0) for n in range(1, 4)])
+    frames = _posed(moves)
+    _motion_states(frames)
+    states = [f.states[0]["state"] for f in frames]
+    assert states == (["moving"] * 4 + ["cocked"] * 11 + ["moving"] * 2 + ["cocked"] * 9
+                      + ["moving"] * 3)
+    assert {f.states[1]["state"] for f in frames} == {"cocked"}
+    assert [(e["event"], e.get("die"), e["frame"]) for e in events(frames)] == [
+        ("cocked", 1, 0), ("cocked", 0, 4), ("cocked_fell", 0, 15), ("cocked", 0, 17),
+        ("cocked_fell", 0, 26)]
 
 
 def test_cli_dice_command(tmp_path: Path, renderer: Any) -> None:
