@@ -5,7 +5,9 @@ is measured per die, at full resolution: a cocked die settling by a fraction of 
 a frame, or one die still rolling while the other has stopped in the box, would otherwise
 date the count frames late or early. Each die's surroundings in the current frame are compared
 with the last few frames (not only the previous one: a slow creep adds up), after a blur that
-averages out sensor noise but keeps a sub-pixel shift of the die's edges.
+averages out sensor noise but keeps a sub-pixel shift of the die's edges. A die that has lain
+still for a frame stays at rest while it looks as it did then, and as over the last frames, up
+to a shift of half a pixel: a die leaning on another may quiver by less without moving.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
 LOOK_BACK = 2  # frames compared with the current one to see a die move
 HISTORY = 15  # frames kept to date a die read for the first time
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
+HALF_PIXEL_STEPS = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 
 
@@ -44,6 +47,21 @@ def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | Non
     if mask is not None:
         changed &= mask  # a quarter of the time of indexing by the mask
     return int(np.count_nonzero(changed))
+
+
+def moved_pixels(before: np.ndarray, after: np.ndarray) -> int:
+    """How many pixels of two `smoothed` images differ by more than a shift of half a pixel
+    explains: `after` outside the range of `before` and of `before` moved half a pixel each
+    way (the mean of each pixel and its neighbour there)."""
+    padded = cv2.copyMakeBorder(before, 1, 1, 1, 1, cv2.BORDER_REPLICATE).astype(np.uint16)
+    height, width = before.shape
+    centre = padded[1:1 + height, 1:1 + width]
+    halves = [(centre + padded[1 + dy:1 + dy + height, 1 + dx:1 + dx + width]) // 2
+              for dy, dx in HALF_PIXEL_STEPS]
+    high = np.maximum.reduce([centre, *halves])
+    low = np.minimum.reduce([centre, *halves])
+    level = after.astype(np.uint16)
+    return int(np.count_nonzero((level > high + CHANGED_LEVEL) | (level + CHANGED_LEVEL < low)))
 
 
 @dataclass
@@ -82,6 +100,17 @@ class RestClock:
         # lying still); a die read here for the first time is dated as far back as it looks
         # the same (one just framed apart from its neighbour, say).
         rest = self._frames[-1][0]
+        if len(earlier) > 1 and carried and min(carried) < earlier[0][0]:
+            # At rest for a frame or more: it stays so while it looks as it did then, up to
+            # half a pixel's shift (a die leaning on another quivers by a fraction of a pixel).
+            since = min(carried)
+            # the last frames, and the oldest kept since it came to rest: a creep adds up
+            settled = [before for stamp, before in earlier if stamp >= since]
+            references = [before for _, before in earlier[:self.look_back]] + settled[-1:]
+            if any(moved_pixels(before[top:bottom, left:right], now) >= CHANGED_PIXELS
+                   for before in references):
+                return rest
+            return since
         for back, (stamp, before) in enumerate(earlier, 1):
             if back > self.look_back and carried:
                 return min([rest, *carried])
