@@ -64,19 +64,22 @@ def observable(truth: Sequence[dict[str, Any]],
                states: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The clip's true events as the tray camera can see them (`states`: states.jsonl's
     frames). A die that stops out of the camera's sight, deep in the box, is known to have
-    stayed there only once the throw is over: the visible dice at rest and the hidden one
-    not out. Its count is dated from then, and its void 3 s later; its moving on is seen
-    when it comes into sight, and a move that ends out of sight again is not seen at all:
-    the count seen runs on from its first start."""
+    stayed there only once the throw is over: the visible dice at rest (a die in sight:
+    while both are in the box an empty tray shows nothing over) and the hidden one not out.
+    Its count is dated from then, and its void 3 s later; its moving on is seen when it
+    comes into sight, and a move that ends out of sight again is not seen at all: the count
+    seen runs on from its first start."""
     def hidden(die: int, frame: int) -> bool:
         return int(states[frame]["dice"][die]["visible_px"]) < HIDDEN_PX
 
     def throw_over(frame: int) -> int:
-        """The first frame from `frame` on with every visible die still for REST frames."""
+        """The first frame from `frame` on with every visible die still for REST frames, and
+        one in sight: while every die is out of sight nothing is seen to be over."""
         for start in range(frame, len(states)):
             window = states[start:start + REST]
             if all(d["state"] != "moving" or d["visible_px"] < HIDDEN_PX
-                   for f in window for d in f["dice"]):
+                   for f in window for d in f["dice"]) and all(
+                    any(d["visible_px"] >= HIDDEN_PX for d in f["dice"]) for f in window):
                 return start
         return len(states) - 1
 

@@ -61,6 +61,20 @@ def test_a_die_stopped_out_of_sight_is_counted_once_the_throw_is_over() -> None:
     assert decisions(observable(truth, in_sight))[0] == Decision("in_box", "die_in_box", 21)
 
 
+def test_nothing_is_seen_over_while_both_dice_are_out_of_sight() -> None:
+    # Stopped in the box at 18 while the other still rolls inside it, out of sight until 26:
+    # an empty tray shows no throw over; the count is seen once the other lies still at 36.
+    truth = [{"event": "in_box", "die": 0, "frame": 18},
+             {"event": "at_rest", "die": 1, "frame": 36, "value": 2},
+             {"event": "in_box_void", "die": 0, "frame": 108}]
+    frames = states(0, 36)
+    for frame in frames[:26]:
+        frame["dice"][1]["visible_px"] = 0
+    assert decisions(observable(truth, frames)) == [
+        Decision("in_box", "die_in_box", 36),
+        Decision("in_box_void", "throw_void", 126, rule="5.4.32")]
+
+
 def test_a_die_moving_on_and_stopping_again_out_of_sight_is_one_count() -> None:
     # Stopped in the box at 21, out of sight; moved on at 63 and stopped again at 67, still
     # out of sight: the camera saw nothing move, so the count it saw voids 3 s after it began.
