@@ -31,7 +31,7 @@ CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
 LOOK_BACK = 2  # frames compared with the current one to see a die move
 HISTORY = 15  # frames kept to date a die read for the first time
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
-HALF_PIXEL_STEPS = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
+NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 
 
@@ -51,17 +51,14 @@ def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | Non
 
 def moved_pixels(before: np.ndarray, after: np.ndarray) -> int:
     """How many pixels of two `smoothed` images differ by more than a shift of half a pixel
-    explains: `after` outside the range of `before` and of `before` moved half a pixel each
-    way (the mean of each pixel and its neighbour there)."""
-    padded = cv2.copyMakeBorder(before, 1, 1, 1, 1, cv2.BORDER_REPLICATE).astype(np.uint16)
-    height, width = before.shape
-    centre = padded[1:1 + height, 1:1 + width]
-    halves = [(centre + padded[1 + dy:1 + dy + height, 1 + dx:1 + dx + width]) // 2
-              for dy, dx in HALF_PIXEL_STEPS]
-    high = np.maximum.reduce([centre, *halves])
-    low = np.minimum.reduce([centre, *halves])
-    level = after.astype(np.uint16)
-    return int(np.count_nonzero((level > high + CHANGED_LEVEL) | (level + CHANGED_LEVEL < low)))
+    explains: `after` outside the range of `before` moved half a pixel any way. Moved so, a
+    pixel becomes the mean of itself and a neighbour, so the range runs from the mean with its
+    darkest neighbour to the mean with its brightest."""
+    high = cv2.addWeighted(before, 0.5, cv2.dilate(before, NEIGHBOURS), 0.5, 0.0)
+    low = cv2.addWeighted(before, 0.5, cv2.erode(before, NEIGHBOURS), 0.5, 0.0)
+    brighter = cv2.subtract(after, high) > CHANGED_LEVEL
+    darker = cv2.subtract(low, after) > CHANGED_LEVEL
+    return int(np.count_nonzero(brighter | darker))
 
 
 @dataclass
