@@ -102,8 +102,10 @@ class RestClock:
             # half a pixel's shift (a die leaning on another quivers by a fraction of a pixel).
             since = min(carried)
             # the last frames, and the oldest kept since it came to rest: a creep adds up
-            settled = [before for stamp, before in earlier if stamp >= since]
-            references = [before for _, before in earlier[:self.look_back]] + settled[-1:]
+            references = [before for _, before in earlier[:self.look_back]]
+            settled = sum(stamp >= since for stamp, _ in earlier)  # the newest frames kept
+            if settled > self.look_back:
+                references.append(earlier[settled - 1][1])
             if any(moved_pixels(before[top:bottom, left:right], now) >= CHANGED_PIXELS
                    for before in references):
                 return rest
