@@ -4,7 +4,7 @@
         [--validate DIR] [--device cuda] [--workers 8] [--detector-boxes]
 
 The die classifier sees a crop as the camera saw it, where a flat die seen obliquely and a
-tilted die seen from above look alike (models/dice/README.md). This one sees each die as a
+tilted die seen from above look alike (models/dice/experiments.md). This one sees each die as a
 camera over the tray looking straight down would (vision/dice/preprocess.py:
 straight_down_crop, from the tray camera of the calibration), where a flat die's top face is
 a square, and says flat or cocked. Data: rendered tray scenes (`nardy-referee synth dice`),

@@ -117,7 +117,7 @@ def classifier_input(
     not 0 a crop `context_span` times the box around it: the surroundings (the floor's
     perspective, a wall the die leans on, its shadow) were meant to tell a flat die seen
     obliquely from a cocked one seen from above, alike in the tight crop; they helped little
-    (models/dice/README.md). `zoom`, `angle` and `shift` (a fraction of the tight crop) move
+    (models/dice/experiments.md). `zoom`, `angle` and `shift` (a fraction of the tight crop) move
     both crops alike; inference uses none."""
     return normalise_crops(_classifier_squares(grey, box, context_span, zoom, angle, shift))
 
