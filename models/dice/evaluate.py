@@ -9,6 +9,7 @@ when given, rendered tray scenes and `synth game` videos of seeds never trained 
 A detection matches a labelled die when its centre falls inside the label's box (grown by
 half: desk-webcam boxes frame the top face only), or else when its box holds the label's
 centre. Dice smaller than MIN_DIE_PIXELS show no countable pips and are reported apart.
+The readings surer than the referee's second-look threshold are also scored alone.
 """
 
 from __future__ import annotations
@@ -31,11 +32,16 @@ from models.dice.data import (
     rune55,
     synthetic,
 )
+from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.reader import DiceReader, DieReading
 
+# A roll read at least this sure stands without a second look at the board (referee/tracker.py).
+SURE = MIN_ROLL_CONFIDENCE
 
-def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int | None]]:
-    """(true value, read value or None if missed) per labelled die; unmatched reads get -1.
+
+def matched(truth: LabelledImage,
+            found: list[DieReading]) -> tuple[list[DieReading | None], list[DieReading]]:
+    """The reading of each labelled die (None when missed), and the readings of no die.
 
     A reading can match a die when its centre lies in the die's box grown by half or, failing
     that, when its box holds the die's centre: desk-webcam boxes frame the top face only, and
@@ -60,16 +66,25 @@ def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int 
             if reads[k] is None and index not in used:
                 used.add(index)
                 reads[k] = index
-    pairs_read: list[tuple[int, int | None]] = [
-        (int(value), None if index is None else found[index].value or 0)
-        for value, index in zip(truth.values, reads, strict=True)
-    ]
-    pairs_read += [(-1, found[i].value or 0) for i in range(len(found)) if i not in used]
-    return pairs_read
+    return ([None if index is None else found[index] for index in reads],
+            [reading for i, reading in enumerate(found) if i not in used])
 
 
-def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | int]:
+def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int | None]]:
+    """(true value, read value or None if missed) per labelled die, then (-1, read value) per
+    reading of no die; values 0 for cocked (`matched`)."""
+    readings, invented = matched(truth, found)
+    return ([(int(value), None if reading is None else reading.value or 0)
+             for value, reading in zip(truth.values, readings, strict=True)]
+            + [(-1, reading.value or 0) for reading in invented])
+
+
+def score(reader: DiceReader, items: list[LabelledImage],
+          sure: float = SURE) -> dict[str, float | int]:
+    """Recall, value accuracy and invented dice; and the same for the readings at least
+    `sure` confident alone, what a referee could take without a second look."""
     readable = missed = right = invented = small_seen = small = 0
+    sure_read = sure_right = sure_invented = 0
     seconds = 0.0
     for item in items:
         image = cv2.imread(str(item.path))
@@ -78,17 +93,23 @@ def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | i
         started = time.perf_counter()
         found = reader.read(image)
         seconds += time.perf_counter() - started
-        sizes = {i: min(b[2], b[3]) for i, b in enumerate(item.boxes)}
-        for index, (truth, read) in enumerate(match(item, found)):
-            if truth == -1:
-                invented += 1
-            elif index in sizes and sizes[index] < MIN_DIE_PIXELS:
+        readings, not_dice = matched(item, found)
+        invented += len(not_dice)
+        sure_invented += sum(reading.confidence >= sure for reading in not_dice)
+        for box, truth, reading in zip(item.boxes, item.values, readings, strict=True):
+            if min(box[2], box[3]) < MIN_DIE_PIXELS:
                 small += 1
-                small_seen += read is not None
-            else:
-                readable += 1
-                missed += read is None
-                right += read == truth
+                small_seen += reading is not None
+                continue
+            readable += 1
+            if reading is None:
+                missed += 1
+                continue
+            is_right = (reading.value or 0) == truth
+            right += is_right
+            if reading.confidence >= sure:
+                sure_read += 1
+                sure_right += is_right
     return {
         "images": len(items),
         "dice": readable,
@@ -96,6 +117,10 @@ def score(reader: DiceReader, items: list[LabelledImage]) -> dict[str, float | i
         "value_accuracy": round(right / max(readable - missed, 1), 4),
         "read_right_of_all": round(right / max(readable, 1), 4),
         "invented": invented,
+        "sure_confidence": sure,
+        "sure_share_of_dice": round(sure_read / max(readable, 1), 4),
+        "sure_value_accuracy": round(sure_right / max(sure_read, 1), 4),
+        "sure_invented": sure_invented,
         "small_dice": small,
         "small_dice_found": small_seen,
         "ms_per_image": round(1000 * seconds / max(len(items), 1), 2),

@@ -1,13 +1,14 @@
-"""The still-picture evaluation's matching of readings to labelled dice."""
+"""The still-picture evaluation: matching readings to labelled dice, and its scores."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from models.dice.data import LabelledImage
-from models.dice.evaluate import match
+from models.dice.evaluate import match, score
 from vision.dice.reader import DieReading
 
 
@@ -44,3 +45,29 @@ def test_readings_of_no_die_are_invented() -> None:
     scene = picture(((100, 100, 40, 40), 2))
     assert match(scene, [read((300, 300, 40, 40), 4), read((101, 101, 40, 40), 2)]) == [
         (2, 2), (-1, 4)]
+
+
+class FixedReader:
+    """Gives the same readings for every picture."""
+
+    def __init__(self, readings: list[DieReading]) -> None:
+        self.readings = readings
+
+    def read(self, image: np.ndarray) -> list[DieReading]:
+        return self.readings
+
+
+def test_sure_readings_are_scored_alone(tmp_path: Path) -> None:
+    path = tmp_path / "dice.png"
+    cv2.imwrite(str(path), np.zeros((400, 400, 3), np.uint8))
+    scene = LabelledImage(path, np.array([(10, 10, 40, 40), (100, 10, 40, 40), (200, 10, 40, 40),
+                                          (300, 10, 40, 40)], np.float32), np.array([1, 2, 3, 4]))
+    readings = [read((10, 10, 40, 40), 1, 0.95), read((100, 10, 40, 40), 5, 0.4),
+                read((200, 10, 40, 40), 3, 0.85), read((10, 300, 40, 40), 6, 0.9),
+                read((300, 300, 40, 40), 2, 0.3)]
+    scores = score(FixedReader(readings), [scene], sure=0.8)  # type: ignore[arg-type]
+    # Three of four dice found, two read right; an unsure misread, an unread die.
+    assert (scores["recall"], scores["value_accuracy"], scores["invented"]) == (0.75, 0.6667, 2)
+    # The sure readings alone: two of the four dice, both right, one sure invention.
+    assert (scores["sure_share_of_dice"], scores["sure_value_accuracy"],
+            scores["sure_invented"]) == (0.5, 1.0, 1)
