@@ -100,7 +100,7 @@ def main() -> None:
             loss.backward()
             optimiser.step()
             schedule.step()
-            total += float(loss)
+            total += float(loss.detach())
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / len(epoch_batches):.4f} "
               f"{time.time() - started:.0f}s", flush=True)
     save(model, args, "detector", torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE),
