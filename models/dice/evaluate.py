@@ -18,6 +18,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -37,6 +38,12 @@ from vision.dice.reader import DiceReader, DieReading
 
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
 SURE = MIN_ROLL_CONFIDENCE
+
+
+class PhotoReader(Protocol):
+    """What `score` needs of a reader: the dice of a photograph."""
+
+    def read(self, image: np.ndarray) -> list[DieReading]: ...
 
 
 def matched(truth: LabelledImage,
@@ -79,7 +86,7 @@ def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int 
             + [(-1, reading.value or 0) for reading in invented])
 
 
-def score(reader: DiceReader, items: list[LabelledImage],
+def score(reader: PhotoReader, items: list[LabelledImage],
           sure: float = SURE) -> dict[str, float | int]:
     """Recall, value accuracy and invented dice; and the same for the readings at least
     `sure` confident alone, what a referee could take without a second look."""

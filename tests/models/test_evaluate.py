@@ -65,7 +65,7 @@ def test_sure_readings_are_scored_alone(tmp_path: Path) -> None:
     readings = [read((10, 10, 40, 40), 1, 0.95), read((100, 10, 40, 40), 5, 0.4),
                 read((200, 10, 40, 40), 3, 0.85), read((10, 300, 40, 40), 6, 0.9),
                 read((300, 300, 40, 40), 2, 0.3)]
-    scores = score(FixedReader(readings), [scene], sure=0.8)  # type: ignore[arg-type]
+    scores = score(FixedReader(readings), [scene], sure=0.8)
     # Three of four dice found, two read right; an unsure misread, an unread die.
     assert (scores["recall"], scores["value_accuracy"], scores["invented"]) == (0.75, 0.6667, 2)
     # The sure readings alone: two of the four dice, both right, one sure invention.
