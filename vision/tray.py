@@ -99,6 +99,18 @@ class TrayCamera:
             places += self._empty_tray.unexplained(grey, places) or []
             self._dice = look_closer(self.dice_reader, crop, self._dice, places, self.view)
             self._looked_closer = True
+        # Each die's own moment of rest: a hand reaching past for the checkers or the clock
+        # does not move the dice, nor does the other die still rolling. A die at rest that a
+        # re-reading misses (the other die rolling past it) lies there still while it looks
+        # as it did since it came to rest.
+        read = len(self._dice)
+        held = self._surest.missing(self._dice) if read < self.watcher.dice_per_throw else []
+        rests = self._rest_clock.update(
+            (frame, time), grey, [d.box for d in self._dice] + [die.box for die, _ in held])
+        still = [i for i, ((_, since), rest) in enumerate(zip(held, rests[read:], strict=True))
+                 if rest == since]
+        self._dice += [held[i][0] for i in still]
+        rests = rests[:read] + [rests[read + i] for i in still]
         boxes = [d.box for d in self._dice]
         # The empty tray is the still one between throws (a die lying unread must not be
         # taken into it): from the dice cleared away to the next die read.
@@ -112,9 +124,6 @@ class TrayCamera:
             lying = self._empty_tray.unexplained(grey, boxes)
             # One lying unread inside the box is still in the box.
             unread = None if lying is None else sum(not self._zones.in_box(p) for p in lying)
-        # Each die's own moment of rest: a hand reaching past for the checkers or the clock
-        # does not move the dice, nor does the other die still rolling.
-        rests = self._rest_clock.update((frame, time), grey, boxes)
         self._dice = self._surest.update(self._dice, rests, self._read_at)
         events = self.watcher.update(frame, time, self._dice, motion, rests, unread)
         if any(event.kind is Kind.CLEARED for event in events):

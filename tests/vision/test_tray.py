@@ -19,14 +19,18 @@ BOX = np.array([[0, 0], [160, 0], [160, 59], [0, 59]], np.float32)
 
 
 class CountingReader:
-    """Stands in for the dice reader: counts its calls, sees one die wherever it is."""
+    """Stands in for the dice reader: counts its calls, reads a 4 on the bright square."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
         self.calls += 1
-        return [DieReading((70.0, 80.0, 16.0, 16.0), 4, False, 0.99)]
+        ys, xs = np.nonzero(image[..., 0] > 200)
+        if not len(xs):
+            return []
+        box = (float(xs.min()), float(ys.min()), float(np.ptp(xs) + 1), float(np.ptp(ys) + 1))
+        return [DieReading(box, 4, False, 0.99)]
 
 
 def frame_with_die(x: int) -> np.ndarray:
@@ -182,3 +186,39 @@ def test_a_die_that_never_comes_out_of_the_box_voids_the_throw() -> None:
 def test_a_die_lying_unread_in_the_tray_is_not_taken_for_one_in_the_box() -> None:
     kinds = [e.kind for e in throw(unread_die=True)]
     assert Kind.IN_BOX not in kinds and Kind.VOID not in kinds
+
+
+class MissesTheBoxDieBesideAnother(BrightDice):
+    """Reads as BrightDice, but a die in the box goes unread while another is in view (a
+    re-reading made as the other die rolls past)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        return [d for d in dice if d.box[1] >= 60] if len(dice) > 1 else dice
+
+
+def box_die_then_another(box_die_stays: bool) -> list[DiceEvent]:
+    """A die stops in the box at frame 10; from frame 20 a second one slides into the tray
+    and stops at frame 30. Without `box_die_stays` the first is taken out as the second comes."""
+    camera = TrayCamera(DiceZones(TRAY, BOX), MissesTheBoxDieBesideAnother(), (160, 120))
+    events = []
+    for index in range(150):
+        image = np.full((120, 160, 3), 40, np.uint8)
+        if index >= 10 and (box_die_stays or index < 20):
+            image[20:36, 40:56] = 230
+        if index >= 20:
+            x = min(20 + 5 * (index - 20), 70)
+            image[80:96, x:x + 16] = 230
+        events += camera.observe(index, index / 30, image)
+    return events
+
+
+def test_a_die_at_rest_that_a_re_reading_misses_keeps_its_count() -> None:
+    events = [e for e in box_die_then_another(box_die_stays=True)
+              if e.kind in (Kind.IN_BOX, Kind.VOID, Kind.CANCELLED)]
+    assert [(e.kind, e.frame) for e in events] == [(Kind.IN_BOX, 10), (Kind.VOID, 100)]
+
+
+def test_a_die_taken_away_is_not_kept_for_a_re_reading_that_misses_it() -> None:
+    kinds = [e.kind for e in box_die_then_another(box_die_stays=False)]
+    assert kinds.index(Kind.IN_BOX) < kinds.index(Kind.CANCELLED)

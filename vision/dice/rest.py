@@ -31,6 +31,7 @@ CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
 LOOK_BACK = 2  # frames compared with the current one to see a die move
 HISTORY = 15  # frames kept to date a die read for the first time
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
+APART = 0.1  # intersection over union under which two readings are of different dice
 NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 
@@ -128,6 +129,12 @@ class SurestAtRest:
 
     _kept: list[tuple[DieReading, Stamp]] = field(default_factory=list, init=False)
 
+    def missing(self, dice: Sequence[DieReading]) -> list[tuple[DieReading, Stamp]]:
+        """The dice kept at rest, with their moments of rest, that `dice` (a new reading)
+        holds nowhere near: a re-reading made while the other die rolls past may miss one."""
+        return [(kept, since) for kept, since in self._kept
+                if all(overlap(kept.box, die.box) < APART for die in dice)]
+
     def update(self, dice: Sequence[DieReading], rests: Sequence[Stamp],
                read_at: Stamp) -> list[DieReading]:
         """`rests`: each die's moment of rest (`RestClock.update`); `read_at`: the frame the
@@ -137,7 +144,7 @@ class SurestAtRest:
         for die, since in zip(dice, rests, strict=True):
             # Only the die itself: a box framing two dice at once is centred elsewhere.
             same = next((entry for entry in unused
-                         if entry[1] == since and _centred_alike(entry[0].box, die.box)), None)
+                         if entry[1] == since and centred_alike(entry[0].box, die.box)), None)
             if same is not None:
                 unused.remove(same)
                 kept = same[0]
@@ -150,7 +157,7 @@ class SurestAtRest:
         return steady
 
 
-def _centred_alike(a: Box, b: Box) -> bool:
+def centred_alike(a: Box, b: Box) -> bool:
     """Centres within a fifth of a die of each other."""
     distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
     return bool(distance <= 0.2 * max(a[2], a[3], b[2], b[3]))
@@ -159,7 +166,7 @@ def _centred_alike(a: Box, b: Box) -> bool:
 def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
-    return _centred_alike(a, b) or overlap(a, b) >= SAME_OVERLAP
+    return centred_alike(a, b) or overlap(a, b) >= SAME_OVERLAP
 
 
 def overlap(a: Box, b: Box) -> float:
