@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.position import Position, Side, Variant
-from referee.session import FLAG_EVENTS
+from referee.session import FLAG_EVENTS, ROLL_EVENTS
 
 # The events after which play goes on from the position they carry.
 POSITION_EVENTS = ("move", "move_accepted", "correction")
@@ -42,7 +42,7 @@ class LiveState:
         player = Side(record["player"]) if record.get("player") else None
         if kind == "throw_start":
             self.mover, self.dice, self.over = player or self.mover, None, False
-        elif kind in ("roll", "roll_reread"):
+        elif kind in ROLL_EVENTS:
             self.dice = (int(record["dice"][0]), int(record["dice"][1]))
         elif kind == "clock_press" and player is not None:
             self.clock = player.other

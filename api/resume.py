@@ -19,6 +19,7 @@ from typing import Any
 
 from referee.position import Position, Side
 from referee.rules import Dice
+from referee.session import ROLL_EVENTS
 
 # Events the service itself writes into a stream: never decided again by a replay.
 SERVICE_EVENTS = ("decision", "override", "table_start", "table_stop")
@@ -59,7 +60,7 @@ def _turn_in_progress(records: Sequence[dict[str, Any]]) -> tuple[Side, Dice] | 
     roll: tuple[Side, Dice] | None = None
     for record in records:
         kind = record.get("event")
-        if kind in ("roll", "roll_reread") and record.get("player") in ("white", "black"):
+        if kind in ROLL_EVENTS and record.get("player") in ("white", "black"):
             dice = record.get("dice")
             if isinstance(dice, list) and len(dice) == 2:
                 roll = Side(record["player"]), (int(dice[0]), int(dice[1]))

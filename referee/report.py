@@ -92,7 +92,8 @@ def read_game(events: Sequence[dict[str, Any]]) -> ReadGame:
                 flags = [f"{PREMATURE_THROW} 5.4.18"] if event.get("premature") else []
                 drafts.append(_Draft(_player(event), _dice(event["dice"]), event["frame"],
                                      event["time"], flags))
-            elif kind in ("roll_reread", "illegal_move", "correction", "move", "move_unseen"):
+            elif kind in ("roll_reread", "roll_changed", "illegal_move", "correction", "move",
+                          "move_unseen"):
                 _update(_open(drafts, _player(event), event), kind, event)
             elif kind == "move_accepted":
                 draft = _open(drafts, Side(event["opponent"]), event)
@@ -109,7 +110,7 @@ def read_game(events: Sequence[dict[str, Any]]) -> ReadGame:
 
 
 def _update(draft: _Draft, kind: str, event: dict[str, Any]) -> None:
-    if kind == "roll_reread":
+    if kind in ("roll_reread", "roll_changed"):
         draft.dice = _dice(event["dice"])
     elif kind == "illegal_move":
         draft.observed_moves = event.get("observed_moves")

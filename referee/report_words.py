@@ -17,6 +17,9 @@ _TEMPLATES = {
     "throw_void": "{player}'s throw is void ({rule}); {player} throws again",
     "roll": "{player} rolls {dice}{premature}",
     "roll_reread": "{player}'s roll taken as {dice}, as the board shows (read: {read})",
+    "roll_changed": "{player}'s roll now {dice}: a die moved after it was read (read: {read})",
+    "dice_moved": "the dice moved after {player}'s move began: they show {dice}; the roll "
+                  "stands as read ({read})",
     "illegal_move": "illegal move by {player} with {dice}: {violations}",
     "correction": "{player}'s move corrected on {claimant}'s claim ({rule})",
     "move_accepted": "{player} plays on: {opponent}'s illegal move stands ({rule})",

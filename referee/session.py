@@ -25,6 +25,7 @@ from vision.sources import Frame, SourceEvent
 from vision.table import TableObserver, TableSetup, Watcher
 
 FLAG_EVENTS = ("illegal_move", "premature_throw", "wrong_start", "throw_void")
+ROLL_EVENTS = ("roll", "roll_reread", "roll_changed")  # each gives the roll of the turn
 CLIP_SECONDS = 1.5  # each side of a flag's frame
 EVIDENCE_WIDTH = 640  # stills and clips are kept at this width
 

@@ -16,7 +16,9 @@ a legal move played is a `correction`; the opponent throwing on it is `move_acce
 clock still runs is a `premature_throw` (5.4.18): counted when the thrower then reaches for
 his checkers, not counted when the dice are picked up first. A start position off the
 rules' start is `wrong_start` (5.4.43-5.4.45). Judging goes through referee/judge.py, which
-flags only what the frames show with confidence: a misread is never a flag.
+flags only what the frames show with confidence: a misread is never a flag. A die that moves
+after the roll was read (a cocked die read as flat falls) changes the roll while the board is
+as it was (`roll_changed`); later it is only on record (`dice_moved`).
 
 A turn whose last board was not seen settled (an arm over the board when the opponent
 threw) stays open until the next clear view, which is judged for it first.
@@ -208,6 +210,8 @@ class GameTracker:
             turn.rolled_at = (f, t)
             return [RefereeEvent("roll", f, t, {**player, "dice": list(values),
                                                 "confidence": round(event.confidence, 4)})]
+        if event.kind is Kind.ROLL_CHANGED:
+            return self._roll_changed(event, (event.values[0], event.values[1]))
         pending = self._premature
         if event.kind is Kind.CLEARED and pending is not None and pending.roll is not None:
             if self._stale:  # checkers may have moved first: the next clear view tells
@@ -215,6 +219,24 @@ class GameTracker:
                 return []
             return self._not_counted(f, t)
         return []
+
+    def _roll_changed(self, event: DiceEvent, values: Dice) -> list[RefereeEvent]:
+        """A die moved after the roll was read: a cocked die read as flat fell, and the throw
+        stands as it fell (5.4.33). Until the board changes the roll is what the dice show
+        now; after that it stands as read, and the dice moving is on record."""
+        f, t = event.frame, event.time
+        pending, turn = self._premature, self.turn
+        if pending is not None and pending.roll is not None:
+            pending.roll = values  # the opponent counts the early throw as it lies
+            return []
+        if turn is None or turn.mover is None or turn.dice is None:
+            return []
+        fields = {"player": turn.mover.value, "dice": list(values), "read": list(turn.dice)}
+        if turn.stage is not Stage.ROLLED or turn.moved:
+            return [RefereeEvent("dice_moved", f, t, fields)]
+        turn.dice, turn.roll_confidence, turn.rolled_at = values, event.confidence, (f, t)
+        return [RefereeEvent("roll_changed", f, t,
+                             {**fields, "confidence": round(event.confidence, 4)})]
 
     def _not_counted(self, f: int, t: float) -> list[RefereeEvent]:
         """The early throw's dice were picked up before any checker moved: the opponent did

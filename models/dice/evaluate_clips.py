@@ -10,9 +10,10 @@ reader, frame times from the frame index at 30 fps, and the last frame held 3.5 
 left lying stay: a count started near the end runs out). Its events are compared with the
 clip's true ones (events.json), throw by throw as the referee decides: the count started (a die
 cocked in the tray, 5.4.33, or stopped in the box, 5.4.32), the count cancelled (the die fell
-or moved on), the throw void, the roll read with its values. A decision is right when the
-pipeline emits it within TOLERANCE frames of the truth, with the same rule or values; a
-decision the truth does not have is extra, and a void in a clip with no true void is false.
+or moved on), the throw void, the roll read with its values (or read again as changed, when a
+die moved after a first reading). A decision is right when the pipeline emits it within
+TOLERANCE frames of the truth, with the same rule or values; a decision the truth does not
+have is extra, and a void in a clip with no true void is false.
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ END = {"cocked_fell": "count_cancelled", "in_box_moved_on": "count_cancelled"}
 VOID_RULE = {"cocked_void": "5.4.33", "in_box_void": "5.4.32"}
 HIDDEN_PX = 100  # a die with fewer pixels in sight (a fifth of one) is out of sight
 REST = 5  # frames a die stays still to be at rest (synth/dice/clip.py REST_FRAMES)
-DECISIONS = ("die_cocked", "die_in_box", "count_cancelled", "throw_void", "roll_read")
+DECISIONS = ("die_cocked", "die_in_box", "count_cancelled", "throw_void", "roll_read",
+             "roll_changed")
+# The pipeline's events that can report a decision: the roll as the dice lie is also reported
+# as changed, when a die moved after a first reading (a cocked die read as flat falls).
+REPORTED_BY = {"roll_read": ("roll_read", "roll_changed")}
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,8 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
     matched: list[int | None] = []
     nearest: list[int | None] = []
     for decision in wanted:
-        same_kind = [i for i, e in enumerate(candidates) if e["event"] == decision.event]
+        reported_by = REPORTED_BY.get(decision.event, (decision.event,))
+        same_kind = [i for i, e in enumerate(candidates) if e["event"] in reported_by]
         hit = next((i for i in same_kind if i not in used
                     and abs(candidates[i]["frame"] - decision.frame) <= tolerance
                     and _same(decision, candidates[i])), None)

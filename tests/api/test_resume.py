@@ -59,3 +59,6 @@ def test_no_turn_in_progress_after_a_move_a_void_throw_or_a_flag() -> None:
     reread = stored(("roll", 30, {"player": "white", "dice": [4, 4]}),
                     ("roll_reread", 80, {"player": "white", "dice": [6, 5], "read": [4, 4]}))
     assert resume_point(reread).roll == (Side.WHITE, (6, 5))
+    fallen = stored(("roll", 30, {"player": "white", "dice": [4, 4]}),
+                    ("roll_changed", 60, {"player": "white", "dice": [6, 5], "read": [4, 4]}))
+    assert resume_point(fallen).roll == (Side.WHITE, (6, 5))

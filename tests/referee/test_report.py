@@ -14,6 +14,7 @@ from referee.evidence import EventLog
 from referee.position import Position, ResultKind, Side, Variant
 from referee.record import ILLEGAL_ACCEPTED, ILLEGAL_CORRECTED, UNREAD_DIE, RecordError
 from referee.report import MOVE_UNSEEN, game_record, read_game, write_report
+from referee.report_words import describe
 from referee.rules import Move, rules_for
 from tests.builders import position
 
@@ -133,6 +134,20 @@ def test_a_move_logged_after_the_opponents_roll_ends_its_own_turn() -> None:
     record = game_record(events)
     assert [turn.player for turn in record.turns] == [Side.WHITE, Side.WHITE, Side.BLACK]
     assert record.position == P2 and record.turns[2].frame == 280
+
+
+def test_a_roll_changed_before_the_move_is_the_turns_roll() -> None:
+    # A cocked die read as a 4 fell and shows a 6: the move is logged without its dice.
+    events = [*match_events()[:5],
+              ev("roll", 170, player="white", dice=[4, 4], confidence=0.9),
+              ev("roll_changed", 200, player="white", dice=[6, 4], read=[4, 4],
+                 confidence=0.9),
+              ev("clock_press", 240, player="white"),
+              ev("move", 230, player="white", moves=[[24, 18], [13, 9]], position=P1.to_json())]
+    white = game_record(events).turns[1]
+    assert white.dice == (6, 4) and white.frame == 170 and white.legal
+    assert describe(events[6]) == (
+        "white's roll now 6-4: a die moved after it was read (read: 4-4)")
 
 
 def test_a_move_not_seen_passes_the_turn_on_an_unchanged_board() -> None:

@@ -401,3 +401,25 @@ def test_a_judges_reading_of_the_dice_stands_and_the_board_is_judged_again() -> 
     table.events += events
     table.press()
     assert table.named("move")[0].fields["dice"] == [6, 5]
+
+
+def test_a_die_that_falls_after_a_sure_misread_changes_the_roll_before_the_move() -> None:
+    table = long_table()
+    table.throw((4, 4), confidence=0.99)  # a cocked die read as a 4; it falls: 6-5
+    table.dice(Kind.ROLL_CHANGED, (5, 6))
+    table.move_to(WHITE_65)
+    table.press()
+    assert table.kinds() == ["throw_start", "roll", "roll_changed", "clock_press", "move"]
+    assert table.named("roll_changed")[0].fields["read"] == [4, 4]
+    assert table.named("move")[0].fields["dice"] == [5, 6]
+
+
+def test_dice_moving_after_the_board_changed_leave_the_roll_as_read() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    table.dice(Kind.ROLL_CHANGED, (2, 3))  # a sleeve brushes the dice
+    table.press()
+    assert "roll_changed" not in table.kinds() and "illegal_move" not in table.kinds()
+    assert table.named("dice_moved")[0].fields["dice"] == [2, 3]
+    assert table.named("move")[0].fields["dice"] == [6, 5]

@@ -77,6 +77,29 @@ def test_a_die_in_the_box_voids_under_5_4_32_however_it_lies() -> None:
     assert events[1].rule == events[2].rule == "5.4.32"
 
 
+def test_a_die_that_moves_after_the_roll_was_read_is_read_again_where_it_lies() -> None:
+    # A cocked die read as a 2 falls on its side (5.4.33: the throw stands as it fell).
+    read_flat, fallen = [die(5), die(2, 400)], [die(5), die(6, 420)]
+    events = run(DiceWatcher(), [(15, read_flat, 0.05), (40, read_flat, 0.0),
+                                 (3, fallen, 0.05), (40, fallen, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ, Kind.ROLL_CHANGED]
+    assert events[1].values == (2, 5) and events[2].values == (5, 6)
+    assert events[2].frame == 14 + 40 + 3  # the first frame that shows it at rest
+
+
+def test_dice_that_stay_where_the_roll_was_read_are_not_read_again() -> None:
+    # A hand passes over the tray, and the dice, read again, read differently: still the roll.
+    pair, misread = [die(5), die(2, 400)], [die(5), die(3, 400)]
+    events = run(DiceWatcher(), [(15, pair, 0.05), (40, pair, 0.0), (5, misread, 0.05),
+                                 (40, misread, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ]
+    # Dice slid aside that show the same faces: nothing new either.
+    moved = [die(5, 200), die(2, 500)]
+    events = run(DiceWatcher(), [(15, pair, 0.05), (40, pair, 0.0), (5, moved, 0.05),
+                                 (40, moved, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ]
+
+
 def test_dice_picked_up_clear_the_way_for_the_next_throw() -> None:
     pair = [die(6), die(1, 400)]
     events = run(DiceWatcher(), [(10, pair, 0.05), (30, pair, 0.0), (5, [], 0.05), (20, [], 0.0),
@@ -154,3 +177,4 @@ def test_a_faint_die_is_read_into_the_roll_when_too_few_dice_are_sure() -> None:
     events = run(DiceWatcher(), [(10, [die(4), faint, die(6, 500)], 0.05),
                                  (30, [die(4), faint, die(6, 500)], 0.0)])
     assert [e.values for e in events if e.kind is Kind.ROLL_READ] == [(4, 6)]
+

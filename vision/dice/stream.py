@@ -5,7 +5,9 @@ since the previous frame. It decides when the dice are at rest, reads them over 
 frames, and emits events: the roll read; a die cocked (5.4.33) or stopped inside the baffle
 box (5.4.32), which starts a 3-second count; the throw void when the count runs out; the count
 cancelled when the die falls or moves on. Every time comes from the frame timestamps, so a
-recording gives the same answers as the live camera.
+recording gives the same answers as the live camera. A die that moves after the roll was read
+(a cocked die read as flat falls, 5.4.33: the throw stands as it fell) is read again where it
+comes to rest, and a different roll is announced as changed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from vision.dice.reader import DieReading
+from vision.dice.rest import Box, centred_alike
 from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
@@ -27,6 +30,7 @@ VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
 class Kind(enum.Enum):
     ROLLING = "dice_rolling"
     ROLL_READ = "roll_read"
+    ROLL_CHANGED = "roll_changed"
     COCKED = "die_cocked"
     IN_BOX = "die_in_box"
     VOID = "throw_void"
@@ -93,6 +97,7 @@ class DiceWatcher:
     _votes: list[tuple[int, ...]] = field(default_factory=list)
     _confidences: list[float] = field(default_factory=list)
     _count: tuple[tuple[int, float], Kind, str] | None = None  # as started: since, reason, why
+    _roll: tuple[tuple[int, ...], list[Box]] | None = None  # as announced: values, where read
     _empty_since: float | None = None
     _most_out: int = 0  # dice read at once out of the box since the last throw was cleared
 
@@ -139,6 +144,9 @@ class DiceWatcher:
             # (the referee re-reads a doubtful roll from the board when the move disagrees).
             dice_of_roll = seen if len(seen) >= self.dice_per_throw else read
             events += self._read_roll(frame, time, dice_of_roll, at_rest)
+        elif self._count is None and self._roll is not None:
+            # Read again only from sure dice: a hand picking the dice up is no new roll.
+            events += self._read_roll(frame, time, seen, at_rest)
         return events
 
     def _reason(self, die: DieReading) -> Kind | None:
@@ -187,9 +195,15 @@ class DiceWatcher:
 
     def _read_roll(self, frame: int, time: float, seen: Sequence[_Resting],
                    at_rest: Sequence[_Resting]) -> list[DiceEvent]:
+        """The roll, once the dice are at rest; after it, again where a die has moved to."""
         # A throw has two dice: a third reading is far likelier a false detection.
         surest = sorted(seen, key=lambda r: r.die.confidence, reverse=True)[:self.dice_per_throw]
         if any(r not in at_rest or r.reason is not None for r in surest):
+            return []
+        if self._roll is not None and all(
+                any(centred_alike(r.die.box, box) for box in self._roll[1]) for r in surest):
+            self._votes.clear()  # the dice lie where the roll was read (a hand passed over)
+            self._confidences.clear()
             return []
         values = tuple(sorted(r.die.value for r in surest if r.die.value is not None))
         self._votes.append(values)
@@ -199,11 +213,18 @@ class DiceWatcher:
         best, seen_times = Counter(self._votes).most_common(1)[0]
         if len(best) != self.dice_per_throw:
             return []
-        self._announced = True
         confidence = seen_times / len(self._votes) * float(np.median(self._confidences))
+        self._votes.clear()
+        self._confidences.clear()
+        before, self._roll = self._roll, (best, [r.die.box for r in surest])
+        self._announced = True
+        if before is not None and before[0] == best:
+            return []
         # Dated like every event by the first frame that shows it: the last die at rest.
         rest_frame, rest_time = max(r.since for r in surest)
-        return [DiceEvent(Kind.ROLL_READ, rest_frame, rest_time, best, confidence)]
+        kind = Kind.ROLL_READ if before is None else Kind.ROLL_CHANGED
+        detail = "" if before is None else "a die moved after the roll was read"
+        return [DiceEvent(kind, rest_frame, rest_time, best, confidence, detail=detail)]
 
     def _cancel(self, frame: int, time: float, why: str) -> DiceEvent:
         self._count = None
@@ -220,7 +241,7 @@ class DiceWatcher:
             return []
         if time - self._empty_since < self.rest_seconds:
             return []
-        self._announced, self._count, self._empty_since = False, None, None
+        self._announced, self._count, self._empty_since, self._roll = False, None, None, None
         self._rolling, self._most_out = False, 0
         self._votes.clear()
         self._confidences.clear()
