@@ -168,7 +168,7 @@ def test_the_void_cites_what_started_the_count() -> None:
 
 
 def test_a_faint_die_is_read_into_the_roll_when_too_few_dice_are_sure() -> None:
-    faint = DieReading((400, 300, 40, 40), 2, False, 0.3)
+    faint = DieReading((400, 300, 40, 40), 2, False, 0.3, presence=0.3)
     events = run(DiceWatcher(), [(10, [die(4), faint], 0.05), (30, [die(4), faint], 0.0)])
     roll = [e for e in events if e.kind is Kind.ROLL_READ]
     assert [e.values for e in roll] == [(2, 4)]
@@ -178,3 +178,14 @@ def test_a_faint_die_is_read_into_the_roll_when_too_few_dice_are_sure() -> None:
                                  (30, [die(4), faint, die(6, 500)], 0.0)])
     assert [e.values for e in events if e.kind is Kind.ROLL_READ] == [(4, 6)]
 
+
+def test_a_die_surely_there_but_doubtful_flat_or_cocked_is_not_faint() -> None:
+    # The other die stays out of sight in the box; the one out is read with doubt about its
+    # tilt alone: it is seen, so the die missing is counted (5.4.32).
+    doubtful = DieReading((300, 300, 40, 40), 3, False, 0.3, presence=0.95)
+    events = run_rests(DiceWatcher(), 120, lambda f: ([doubtful], [5], 0.0), unread=0)
+    assert [(e.kind, e.rule) for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)] == [
+        (Kind.IN_BOX, "5.4.32"), (Kind.VOID, "5.4.32")]
+    knuckle = DieReading((300, 300, 40, 40), 3, False, 0.3, presence=0.3)
+    events = run_rests(DiceWatcher(), 120, lambda f: ([knuckle], [5], 0.0), unread=0)
+    assert Kind.IN_BOX not in [e.kind for e in events]

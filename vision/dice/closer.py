@@ -11,6 +11,7 @@ decision: dice at rest, fewer than a throw has.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 import numpy as np
@@ -43,8 +44,7 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         shifted = None if view is None else view.shifted(left, top)
         for closer in reader.read(crop, shifted):
             cx, cy, cw, ch = closer.box
-            moved = DieReading((cx + left, cy + top, cw, ch), closer.value, closer.cocked,
-                               closer.confidence)
+            moved = replace(closer, box=(cx + left, cy + top, cw, ch))
             if all(overlap(moved.box, other.box) <= SAME_DIE for other in found):
                 found.append(moved)
     return found

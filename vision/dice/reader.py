@@ -43,12 +43,16 @@ PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 
 
 @dataclass(frozen=True, slots=True)
 class DieReading:
-    """One die: `box` (x, y, w, h) in pixels of the original image; `value` None when cocked."""
+    """One die: `box` (x, y, w, h) in pixels of the original image; `value` None when cocked;
+    `confidence` in the reading as a whole; `presence` that it is a die at all, whatever its
+    face or tilt (a die on the edge between flat and cocked is read with little confidence,
+    yet it is surely a die)."""
 
     box: tuple[float, float, float, float]
     value: int | None
     cocked: bool
     confidence: float
+    presence: float = 1.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -162,13 +166,15 @@ class DiceReader:
                 certainty = cocked_probability if label == "cocked" else (
                     (1.0 - cocked_probability) * float(face.max() / face.sum()))
             cocked = label == "cocked"
-            confidence = certainty * min(1.0, float(score) / 0.5)
+            detected = min(1.0, float(score) / 0.5)
+            confidence = certainty * detected
             readings.append(
                 DieReading(
                     tuple(float(v) for v in box),  # type: ignore[arg-type]
                     None if cocked else int(label),
                     cocked,
                     confidence,
+                    (1.0 - float(row[self.none_column])) * detected,
                 )
             )
         return readings

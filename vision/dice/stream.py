@@ -89,7 +89,7 @@ class DiceWatcher:
     still_below: float = 0.002  # motion under this share of pixels is "still"
     rest_seconds: float = 0.2  # still this long: the die is at rest
     vote_frames: int = 3  # frames read at rest before announcing the roll
-    min_confidence: float = 0.35  # readings below it are faint: no count, no roll of their own
+    min_presence: float = 0.35  # less surely a die: a faint reading, no count nor roll of its own
     _still_since: tuple[int, float] | None = None
     _last: tuple[int, float] | None = None  # the previous frame
     _rolling: bool = False
@@ -123,8 +123,9 @@ class DiceWatcher:
         if rests is None:
             rests = [self._still_since or (frame, time)] * len(dice)
         read = [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)]
-        # Faint readings are a hand's knuckle or a shadow far more often than a die.
-        seen = [r for r in read if r.die.confidence >= self.min_confidence]
+        # Faint readings are a hand's knuckle or a shadow far more often than a die; a die read
+        # with doubt about its face or tilt alone is seen (it may start a count).
+        seen = [r for r in read if r.die.presence >= self.min_presence]
         if not seen:
             return [] if moving else self._maybe_cleared(frame, time)
         self._empty_since = None
