@@ -222,3 +222,38 @@ def test_a_die_at_rest_that_a_re_reading_misses_keeps_its_count() -> None:
 def test_a_die_taken_away_is_not_kept_for_a_re_reading_that_misses_it() -> None:
     kinds = [e.kind for e in box_die_then_another(box_die_stays=False)]
     assert kinds.index(Kind.IN_BOX) < kinds.index(Kind.CANCELLED)
+
+
+class MergesOnReReading(BrightDice):
+    """Reads as BrightDice, the die right of x=100 cocked; from its third reading on, two
+    dice are framed as one flat die (a re-reading that takes a leaning die with its
+    neighbour)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        self.calls += 1
+        dice = [DieReading(d.box, None, True, 0.95) if d.box[0] >= 100 else d
+                for d in super().read(image, view)]
+        if self.calls > 2 and len(dice) == 2:
+            left = min(d.box[0] for d in dice)
+            right = max(d.box[0] + d.box[2] for d in dice)
+            return [DieReading((left, 80.0, right - left, 16.0), 4, False, 0.4)]
+        return dice
+
+
+def test_a_cocked_die_framed_with_its_neighbour_on_a_re_reading_keeps_its_count() -> None:
+    camera = TrayCamera(DiceZones(TRAY, BOX), MergesOnReReading(), (160, 120))
+    events = []
+    for index in range(150):
+        image = np.full((120, 160, 3), 40, np.uint8)
+        if index >= 10:
+            image[80:96, 60:76] = 230
+            image[80:96, 100:116] = 230
+        if 40 <= index < 60:  # something grey passes at the tray's far end: the tray is read
+            image[100:115, 5 + index - 40:20 + index - 40] = 120
+        events += camera.observe(index, index / 30, image)
+    counted = [(e.kind, e.frame) for e in events
+               if e.kind in (Kind.COCKED, Kind.VOID, Kind.CANCELLED)]
+    assert counted == [(Kind.COCKED, 10), (Kind.VOID, 100)]

@@ -31,7 +31,6 @@ CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
 LOOK_BACK = 2  # frames compared with the current one to see a die move
 HISTORY = 15  # frames kept to date a die read for the first time
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
-APART = 0.1  # intersection over union under which two readings are of different dice
 NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 
@@ -130,10 +129,11 @@ class SurestAtRest:
     _kept: list[tuple[DieReading, Stamp]] = field(default_factory=list, init=False)
 
     def missing(self, dice: Sequence[DieReading]) -> list[tuple[DieReading, Stamp]]:
-        """The dice kept at rest, with their moments of rest, that `dice` (a new reading)
-        holds nowhere near: a re-reading made while the other die rolls past may miss one."""
+        """The dice kept at rest, with their moments of rest, that `dice` (a new reading) does
+        not read where they lie: a re-reading made while the other die rolls past may miss
+        one, or frame it together with its neighbour."""
         return [(kept, since) for kept, since in self._kept
-                if all(overlap(kept.box, die.box) < APART for die in dice)]
+                if not any(_same_place(kept.box, die.box) for die in dice)]
 
     def update(self, dice: Sequence[DieReading], rests: Sequence[Stamp],
                read_at: Stamp) -> list[DieReading]:
