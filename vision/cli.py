@@ -47,7 +47,7 @@ def cmd_read_dice(args: argparse.Namespace) -> int:
             record["dice"] = [
                 {**die.to_json(), **(zones.describe(die.box) if zones else {})}
                 for die in readings
-                if zones is None or zones.contains(die.box)
+                if zones is None or zones.holds(die.box)
             ]
         except ValueError as error:
             record = {"image": str(path), "error": str(error)}

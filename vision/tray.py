@@ -88,7 +88,7 @@ class TrayCamera:
         self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
-            self._dice = self.dice_reader.read(crop, self.view)
+            self._dice = self._in_zones(self.dice_reader.read(crop, self.view))
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
         if (self._moving_frames == 0 and not self._looked_closer
@@ -97,7 +97,8 @@ class TrayCamera:
             # look closer where one may lie unread.
             places = [d.box for d in self._dice]
             places += self._empty_tray.unexplained(grey, places) or []
-            self._dice = look_closer(self.dice_reader, crop, self._dice, places, self.view)
+            self._dice = self._in_zones(
+                look_closer(self.dice_reader, crop, self._dice, places, self.view))
             self._looked_closer = True
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling. A die at rest that a
@@ -129,6 +130,11 @@ class TrayCamera:
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw = False
         return events
+
+    def _in_zones(self, dice: list[DieReading]) -> list[DieReading]:
+        """The dice where dice are read: the crop holds things beside the zones too (the
+        box's ledges, the table around the tray)."""
+        return [die for die in dice if self._zones.holds(die.box)]
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

@@ -257,3 +257,24 @@ def test_a_cocked_die_framed_with_its_neighbour_on_a_re_reading_keeps_its_count(
     counted = [(e.kind, e.frame) for e in events
                if e.kind in (Kind.COCKED, Kind.VOID, Kind.CANCELLED)]
     assert counted == [(Kind.COCKED, 10), (Kind.VOID, 100)]
+
+
+def test_a_die_like_thing_beside_the_zones_is_not_read_as_a_die() -> None:
+    # The crop read is the zones' bounding box: a white ledge beside the box lies in it.
+    tray = np.array([[20, 70], [140, 70], [140, 120], [20, 120]], np.float32)
+    box = np.array([[50, 0], [110, 0], [110, 59], [50, 59]], np.float32)
+    camera = TrayCamera(DiceZones(tray, box), BrightDice(), (160, 120))
+    events = []
+    for index in range(60):
+        image = np.full((120, 160, 3), 40, np.uint8)
+        image[10:26, 20:36] = 230  # the ledge, from the first frame on
+        events += camera.observe(index, index / 30, image)
+    assert events == [] and camera.dice == []
+
+
+def test_a_die_standing_at_the_trays_far_wall_is_in_the_zones() -> None:
+    tray = np.array([[20, 70], [140, 70], [140, 120], [20, 120]], np.float32)
+    zones = DiceZones(tray, np.array([[50, 0], [110, 0], [110, 40], [50, 40]], np.float32))
+    # Leaning on the far wall the die shows above the floor's edge: its foot 6 px over it.
+    assert zones.holds((30.0, 46.0, 20.0, 24.0))
+    assert not zones.holds((10.0, 20.0, 16.0, 16.0))  # off to the side, level with the box

@@ -56,17 +56,16 @@ class DiceZones:
             out["view"] = self.view.to_json()
         return out
 
-    @staticmethod
-    def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
-        return box[0] + box[2] / 2, box[1] + box[3] / 2
-
     def in_box(self, box: tuple[float, float, float, float]) -> bool:
         return cv2.pointPolygonTest(self.box, _foot(box), False) >= 0
 
-    def contains(self, box: tuple[float, float, float, float]) -> bool:
-        """Whether a die lies where dice are read: in the tray or inside the box."""
-        centre = self._centre(box)
-        return any(cv2.pointPolygonTest(zone, centre, False) >= 0 for zone in (self.tray, self.box))
+    def holds(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether a die lies where dice are read: the point it stands on in the tray or
+        inside the box, or within half a die of them (a die leaning on the tray's far wall
+        stands above the floor's edge); not a thing beside the box or off the tray."""
+        reach, foot = -0.5 * max(box[2], box[3]), _foot(box)
+        return any(cv2.pointPolygonTest(zone, foot, True) >= reach
+                   for zone in (self.tray, self.box))
 
     def describe(self, box: tuple[float, float, float, float]) -> dict[str, Any]:
         return {"in_box": self.in_box(box)}
