@@ -189,3 +189,13 @@ def test_a_die_surely_there_but_doubtful_flat_or_cocked_is_not_faint() -> None:
     knuckle = DieReading((300, 300, 40, 40), 3, False, 0.3, presence=0.3)
     events = run_rests(DiceWatcher(), 120, lambda f: ([knuckle], [5], 0.0), unread=0)
     assert Kind.IN_BOX not in [e.kind for e in events]
+
+
+def test_a_long_wait_with_one_die_read_does_not_outvote_the_roll() -> None:
+    # For ten seconds one die alone is read (where the other lies nothing is known); then
+    # both are: the roll is read within a second, not after as many frames again.
+    alone, both = [die(4)], [die(4), die(6, 400)]
+    events = run_rests(DiceWatcher(), 360, lambda f: (
+        (alone, [0], 0.0) if f < 300 else (both, [0, 300], 0.0)), unread=None)
+    roll = [e for e in events if e.kind is Kind.ROLL_READ]
+    assert [e.values for e in roll] == [(4, 6)] and roll[0].frame == 300

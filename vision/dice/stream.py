@@ -13,7 +13,7 @@ comes to rest, and a different roll is announced as changed.
 from __future__ import annotations
 
 import enum
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +25,9 @@ from vision.dice.rest import Box, centred_alike
 from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
+# Readings voted on at most: a die left unread for minutes would otherwise grow the vote, and
+# the count over it, every frame.
+VOTES_KEPT = 30
 
 
 class Kind(enum.Enum):
@@ -94,8 +97,8 @@ class DiceWatcher:
     _last: tuple[int, float] | None = None  # the previous frame
     _rolling: bool = False
     _announced: bool = False
-    _votes: list[tuple[int, ...]] = field(default_factory=list)
-    _confidences: list[float] = field(default_factory=list)
+    _votes: deque[tuple[int, ...]] = field(default_factory=lambda: deque(maxlen=VOTES_KEPT))
+    _confidences: deque[float] = field(default_factory=lambda: deque(maxlen=VOTES_KEPT))
     _count: tuple[tuple[int, float], Kind, str] | None = None  # as started: since, reason, why
     _roll: tuple[tuple[int, ...], list[Box]] | None = None  # as announced: values, where read
     _empty_since: float | None = None
