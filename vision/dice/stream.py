@@ -97,8 +97,9 @@ class DiceWatcher:
     _last: tuple[int, float] | None = None  # the previous frame
     _rolling: bool = False
     _announced: bool = False
-    _votes: deque[tuple[int, ...]] = field(default_factory=lambda: deque(maxlen=VOTES_KEPT))
-    _confidences: deque[float] = field(default_factory=lambda: deque(maxlen=VOTES_KEPT))
+    # (values, the least sure die's confidence) per frame read at rest
+    _votes: deque[tuple[tuple[int, ...], float]] = field(
+        default_factory=lambda: deque(maxlen=VOTES_KEPT))
     _count: tuple[tuple[int, float], Kind, str] | None = None  # as started: since, reason, why
     _roll: tuple[tuple[int, ...], list[Box]] | None = None  # as announced: values, where read
     _empty_since: float | None = None
@@ -207,19 +208,17 @@ class DiceWatcher:
         if self._roll is not None and all(
                 any(centred_alike(r.die.box, box) for box in self._roll[1]) for r in surest):
             self._votes.clear()  # the dice lie where the roll was read (a hand passed over)
-            self._confidences.clear()
             return []
         values = tuple(sorted(r.die.value for r in surest if r.die.value is not None))
-        self._votes.append(values)
-        self._confidences.append(min(r.die.confidence for r in surest))
+        self._votes.append((values, min(r.die.confidence for r in surest)))
         if len(self._votes) < self.vote_frames:
             return []
-        best, seen_times = Counter(self._votes).most_common(1)[0]
+        best, seen_times = Counter(values for values, _ in self._votes).most_common(1)[0]
         if len(best) != self.dice_per_throw:
             return []
-        confidence = seen_times / len(self._votes) * float(np.median(self._confidences))
+        confidence = seen_times / len(self._votes) * float(
+            np.median([sure for _, sure in self._votes]))
         self._votes.clear()
-        self._confidences.clear()
         before, self._roll = self._roll, (best, [r.die.box for r in surest])
         self._announced = True
         if before is not None and before[0] == best:
@@ -233,7 +232,6 @@ class DiceWatcher:
     def _cancel(self, frame: int, time: float, why: str) -> DiceEvent:
         self._count = None
         self._votes.clear()
-        self._confidences.clear()
         return DiceEvent(Kind.CANCELLED, frame, time, detail=why)
 
     def _maybe_cleared(self, frame: int, time: float) -> list[DiceEvent]:
@@ -248,7 +246,6 @@ class DiceWatcher:
         self._announced, self._count, self._empty_since, self._roll = False, None, None, None
         self._rolling, self._most_out = False, 0
         self._votes.clear()
-        self._confidences.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
 
 
