@@ -1,7 +1,7 @@
 """Train the cocked-die classifier on straight-down crops and export it to ONNX.
 
     python -m models.dice.train_cocked --synthetic DIR [--synthetic DIR ...] --out models/dice
-        [--validate DIR] [--device cuda] [--workers 8] [--detector-boxes]
+        [--validate DIR] [--device cuda] [--workers 8] [--detector-boxes] [--values]
 
 The die classifier sees a crop as the camera saw it, where a flat die seen obliquely and a
 tilted die seen from above look alike (models/dice/experiments.md). This one sees each die as a
@@ -12,7 +12,9 @@ whose labels hold the camera (its view of the tray found from the tray's corners
 calibration finds it: models/dice/data.py); each die is cropped at its labelled box and at
 boxes moved and scaled as the detector frames dice, and with --detector-boxes also at the box
 the committed detector itself finds for it. Augmentation runs in torch on the training
-device.
+device. With --values the network also reads a flat die's top face, which the straight-down
+view shows as a square however obliquely the camera sees it, and is written as faces.onnx
+(the reader takes only its faces; the cocked call stays with cocked.onnx, models/dice/faces.md).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from vision.dice.reader import DiceReader
 from vision.dice.rest import overlap
 
 CLASSES = ["flat", "cocked"]
+VALUE_CLASSES = ["cocked", "1", "2", "3", "4", "5", "6"]  # --values: the label is the class
 PATCH = 72  # stored patches leave room around the crop for turning, zooming and shifting
 PATCH_SPAN = STRAIGHT_DOWN_SPAN * PATCH / CROP_SIZE
 BOX_CACHE = Path("/tmp/train_cocked_detector_boxes")  # the detector's boxes, per scene folder
@@ -103,8 +106,8 @@ Patches = tuple[np.ndarray, np.ndarray, np.ndarray]
 def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Patches:
     """Patches (n, PATCH, PATCH) uint8 of one scene's readable dice, at the labelled box, at
     `variants` - 1 detector-like boxes and at the detector's own box when `found` holds one
-    for the die, how obliquely the camera sees each (view_slope), and whether each die is
-    cocked."""
+    for the die, how obliquely the camera sees each (view_slope), and each die's label (its
+    top face 1-6, 0 when cocked)."""
     item, variants, seed, found = job
     grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
     if grey is None or item.view is None:
@@ -112,7 +115,7 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
     rng = np.random.default_rng(seed)
     homography, nadir = item.view.straight_down, item.view.nadir
     focal = float(item.view.intrinsics[0, 0])
-    patches, slopes, cocked = [], [], []
+    patches, slopes, labels = [], [], []
     matches = matched_boxes(item.boxes, found) if found is not None else [None] * len(item.boxes)
     for box, value, match in zip(item.boxes, item.values, matches, strict=True):
         if min(box[2], box[3]) < MIN_DIE_PIXELS:
@@ -121,10 +124,11 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
         for framed in framings + ([] if match is None else [match]):
             patches.append(straight_down_crop(grey, framed, homography, nadir, PATCH, PATCH_SPAN))
             slopes.append(view_slope(framed, homography, nadir, focal))
-            cocked.append(value == 0)
+            labels.append(int(value))
     if not patches:
-        return np.zeros((0, PATCH, PATCH), np.uint8), np.zeros(0, np.float32), np.zeros(0, bool)
-    return np.stack(patches), np.array(slopes, np.float32), np.array(cocked, bool)
+        return (np.zeros((0, PATCH, PATCH), np.uint8), np.zeros(0, np.float32),
+                np.zeros(0, np.int64))
+    return np.stack(patches), np.array(slopes, np.float32), np.array(labels, np.int64)
 
 
 def dataset(directories: list[Path], variants: int, seed: int, workers: int,
@@ -142,8 +146,8 @@ def dataset(directories: list[Path], variants: int, seed: int, workers: int,
             parts = list(pool.map(image_patches, jobs, chunksize=64))
     else:
         parts = [image_patches(job) for job in jobs]
-    images, slopes, cocked = zip(*parts, strict=True)
-    return np.concatenate(images), np.concatenate(slopes), np.concatenate(cocked)
+    images, slopes, labels = zip(*parts, strict=True)
+    return np.concatenate(images), np.concatenate(slopes), np.concatenate(labels)
 
 
 def augment(patches: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -197,18 +201,44 @@ def with_slope(crops: torch.Tensor, slopes: torch.Tensor | None) -> torch.Tensor
     return torch.cat([crops, slopes[:, None, None, None].expand_as(crops)], dim=1)
 
 
+def targets(labels: np.ndarray, values: bool) -> np.ndarray:
+    """The class of each die: its label itself with --values (VALUE_CLASSES), else flat (0)
+    or cocked (1)."""
+    return labels if values else (labels == 0).astype(np.int64)
+
+
+def head_for_values(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A flat-or-cocked network's weights for the VALUE_CLASSES head: each face starts as
+    the flat logit less log 6, so the network first calls cocked exactly as it did, each face
+    equally likely."""
+    weight, bias = state["classify.weight"], state["classify.bias"]
+    if len(bias) != len(CLASSES):
+        return state
+    flat, cocked = CLASSES.index("flat"), CLASSES.index("cocked")
+    rows = [cocked] + [flat] * 6
+    grown = bias[rows].clone()
+    grown[1:] -= float(np.log(6.0))
+    return {**state, "classify.weight": weight[rows].clone(), "classify.bias": grown}
+
+
 def measure(model: torch.nn.Module, patches: torch.Tensor, slopes: torch.Tensor | None,
-            cocked: torch.Tensor) -> str:
+            labels: torch.Tensor, values: bool) -> str:
     model.eval()
     with torch.no_grad():
-        called = torch.cat([
+        chosen = torch.cat([
             model(with_slope(centred(patches[i:i + 1024]),
-                             None if slopes is None else slopes[i:i + 1024])).argmax(1) == 1
+                             None if slopes is None else slopes[i:i + 1024])).argmax(1)
             for i in range(0, len(patches), 1024)])
+    cocked = labels == 0
+    called = chosen == (VALUE_CLASSES if values else CLASSES).index("cocked")
     caught = int((called & cocked).sum())
-    return (f"cocked recall {caught / max(int(cocked.sum()), 1):.4f} "
-            f"precision {caught / max(int(called.sum()), 1):.4f} "
-            f"flat called cocked {int((called & ~cocked).sum())} of {int((~cocked).sum())}")
+    report = (f"cocked recall {caught / max(int(cocked.sum()), 1):.4f} "
+              f"precision {caught / max(int(called.sum()), 1):.4f} "
+              f"flat called cocked {int((called & ~cocked).sum())} of {int((~cocked).sum())}")
+    if values:
+        right = int(((chosen == labels) & ~cocked).sum())
+        report += f" flat read right {right / max(int((~cocked).sum()), 1):.4f}"
+    return report
 
 
 def main() -> None:
@@ -229,6 +259,8 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=1, help="residual blocks (capacity)")
     parser.add_argument("--slope", action="store_true",
                         help="tell the network how obliquely the camera sees each die")
+    parser.add_argument("--values", action="store_true",
+                        help="read a flat die's top face too (classes: cocked, 1-6)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch")
@@ -239,29 +271,33 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.time()
-    patches, slopes, cocked = dataset(args.synthetic, args.variants, args.seed, args.workers,
+    patches, slopes, labels = dataset(args.synthetic, args.variants, args.seed, args.workers,
                                       args.detector_boxes)
+    cocked = labels == 0
     print(f"{len(cocked)} crops, {int(cocked.sum())} cocked, {time.time() - started:.0f}s",
           flush=True)
     device = torch.device(args.device)
     train_x = torch.from_numpy(patches).to(device)
-    train_y = torch.from_numpy(cocked.astype(np.int64)).to(device)
+    train_y = torch.from_numpy(targets(labels, args.values)).to(device)
     train_slopes = torch.from_numpy(slopes).to(device) if args.slope else None
     held_out = None
     if args.validate:
-        test_patches, test_slopes, test_cocked = dataset(args.validate, 1, args.seed,
+        test_patches, test_slopes, test_labels = dataset(args.validate, 1, args.seed,
                                                          args.workers)
         held_out = (torch.from_numpy(test_patches).to(device),
                     torch.from_numpy(test_slopes).to(device) if args.slope else None,
-                    torch.from_numpy(test_cocked).to(device))
+                    torch.from_numpy(test_labels).to(device))
     channels = 2 if args.slope else 1
-    model = start_from(DieClassifier(len(CLASSES), args.blocks, channels), args).to(device)
+    classes = VALUE_CLASSES if args.values else CLASSES
+    model = start_from(DieClassifier(len(classes), args.blocks, channels), args,
+                       head_for_values if args.values else None).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     batch = min(args.batch, len(train_y))
     steps_per_epoch = len(train_y) // batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr,
                                                    total_steps=args.epochs * steps_per_epoch)
-    weight = torch.tensor([1.0, args.cocked_weight], device=device)
+    weight = torch.tensor([args.cocked_weight if name == "cocked" else 1.0 for name in classes],
+                          device=device)
     generator = torch.Generator(device=device).manual_seed(args.seed)
     for epoch in range(args.epochs):
         model.train()
@@ -277,15 +313,15 @@ def main() -> None:
             optimiser.step()
             schedule.step()
             total += loss.detach()
-        report = measure(model, *held_out) if held_out else ""
+        report = measure(model, *held_out, args.values) if held_out else ""
         print(f"epoch {epoch + 1}/{args.epochs} loss {float(total) / steps_per_epoch:.4f} "
               f"{report} {time.time() - begun:.0f}s", flush=True)
     model.cpu()
     args.out.mkdir(parents=True, exist_ok=True)
-    save(model, args, "cocked",
+    save(model, args, "faces" if args.values else "cocked",
          torch.zeros(1, channels, CROP_SIZE, CROP_SIZE), ("crops", "logits"),
          {"crops": {0: "n"}, "logits": {0: "n"}},
-         {"classes": CLASSES, "crop_size": CROP_SIZE, "span": STRAIGHT_DOWN_SPAN,
+         {"classes": classes, "crop_size": CROP_SIZE, "span": STRAIGHT_DOWN_SPAN,
           "slope": args.slope,
           "variants": args.variants, "detector_boxes": args.detector_boxes,
           "blocks": args.blocks, "cocked_weight": args.cocked_weight,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +43,17 @@ def training_items(args: argparse.Namespace) -> list[LabelledImage]:
     return rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
 
 
-def start_from(model: torch.nn.Module, args: argparse.Namespace) -> torch.nn.Module:
+def start_from(model: torch.nn.Module, args: argparse.Namespace,
+               adapt: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]] | None = None,
+               ) -> torch.nn.Module:
     """Load --init; layers the saved weights lack (blocks added since) keep their own start,
     and input channels they lack (the context crop) start at zero, so the network at first
-    computes what the saved one did."""
+    computes what the saved one did. `adapt` reshapes saved weights the network has grown
+    out of (a head with more classes)."""
     if args.init:
         state = torch.load(args.init)
+        if adapt is not None:
+            state = adapt(state)
         own = model.state_dict()
         for key, saved in state.items():
             if key in own and saved.dim() == 4 and own[key].shape[1] > saved.shape[1]:
