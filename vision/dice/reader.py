@@ -12,7 +12,9 @@ When the calibration says how the tray camera views the tray's floor (`TrayView`
 network makes the cocked call: it sees each die as a camera looking straight down would, where
 a flat die's top face is a square (models/dice/train_cocked.py). The crop alone cannot tell a
 flat die seen obliquely from a tilted one seen from above. The classifier then answers only
-whether a crop shows a die and which face, and is judged unsure on that alone.
+whether a crop shows a die and which face, and is judged unsure on that alone. A fourth
+network reads the top face in the same straight-down crop, where an oblique camera's squashed
+face is square again; the face read is the one both views make most probable together.
 """
 
 from __future__ import annotations
@@ -90,13 +92,21 @@ class DiceReader:
         self.none_column = self.classes.index("none")
         self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
-        self.cocked_model = None
+        self.cocked_model = self.faces_model = None
         if (model_dir / "cocked.onnx").exists():
             self.cocked_model = load_model(model_dir / "cocked.onnx", threads)
             cocked_config = json.loads((model_dir / "cocked.json").read_text())
             self.cocked_span = float(cocked_config["span"])
             self.cocked_size = int(cocked_config["crop_size"])
             self.cocked_slope = bool(cocked_config.get("slope", False))
+            if (model_dir / "faces.onnx").exists():
+                self.faces_model = load_model(model_dir / "faces.onnx", threads)
+                faces_config = json.loads((model_dir / "faces.json").read_text())
+                if any(faces_config[key] != cocked_config[key]
+                       for key in ("crop_size", "span", "slope")):
+                    raise ValueError("faces.onnx must read the cocked network's crops")
+                self.faces_columns = np.array(
+                    [faces_config["classes"].index(str(v)) for v in range(1, 7)])
         self.detection_threshold = detection_threshold
         if not 1 <= turns <= 4:
             raise ValueError("turns must be 1 to 4 quarter turns")
@@ -139,7 +149,10 @@ class DiceReader:
         probs = self._classify(crops)
         # The view the cocked network decides by, when there is one and the network too.
         cocked_view = view if self.cocked_model is not None else None
-        unsure = np.flatnonzero(self._unsure(probs, cocked_view is not None))
+        cocked_odds = square_faces = None
+        if cocked_view is not None:
+            cocked_odds, square_faces = self._straight_down(grey, boxes, cocked_view)
+        unsure = np.flatnonzero(self._unsure(probs, cocked_view is not None, square_faces))
         if self.turns > 1 and len(unsure):
             again = crops[unsure]
             turned = np.concatenate([np.rot90(again, k, axes=(2, 3)) for k in range(1, self.turns)])
@@ -148,20 +161,22 @@ class DiceReader:
                 axis=0)) / self.turns
         dice = probs.argmax(axis=1) != self.none_column
         boxes, scores, probs = boxes[dice], scores[dice], probs[dice]
-        if not len(boxes):
-            return []
-        cocked_odds = None
-        if cocked_view is not None:
-            cocked_odds = self._cocked(grey, boxes, cocked_view)
+        if cocked_odds is not None:
+            cocked_odds = cocked_odds[dice]
+        if square_faces is not None:
+            square_faces = square_faces[dice]
         readings = []
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]
             certainty = float(row.max())
             if cocked_odds is not None:
-                # The straight-down view decides cocked or flat; the value is the crop's most
-                # probable one among 1-6, as sure as the crop is of it against the others.
+                # The straight-down view decides cocked or flat; the value is the most
+                # probable one among 1-6, as sure as the crop (and the straight-down view of
+                # the face, with faces.onnx) are of it against the others.
                 cocked_probability = float(cocked_odds[index])
                 face = row[self.value_columns]
+                if square_faces is not None:
+                    face = face / face.sum() * square_faces[index]
                 label = "cocked" if cocked_probability >= 0.5 else str(int(face.argmax()) + 1)
                 certainty = cocked_probability if label == "cocked" else (
                     (1.0 - cocked_probability) * float(face.max() / face.sum()))
@@ -179,18 +194,25 @@ class DiceReader:
             )
         return readings
 
-    def _unsure(self, probs: np.ndarray, cocked_by_view: bool) -> np.ndarray:
+    def _unsure(self, probs: np.ndarray, cocked_by_view: bool,
+                square_faces: np.ndarray | None = None) -> np.ndarray:
         """Which crops get the second look: those whose answer is in doubt. With the view
-        deciding cocked or flat, a crop answers only whether it shows a die and which face."""
+        deciding cocked or flat, a crop answers only whether it shows a die and which face,
+        and with the straight-down faces the face is in doubt only if both views together
+        leave it so."""
         if not cocked_by_view:
             return np.asarray(probs.max(axis=1) < self.sure)
         none = probs[:, self.none_column]
         faces = probs[:, self.value_columns]
+        if square_faces is not None:
+            faces = faces * square_faces
         face_sure = faces.max(axis=1) >= self.sure * faces.sum(axis=1)
         return np.asarray(~((none >= self.sure) | ((none <= 1.0 - self.sure) & face_sure)))
 
-    def _cocked(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView) -> np.ndarray:
-        """The probability that each die is cocked, from the straight-down view."""
+    def _straight_down(self, grey: np.ndarray, boxes: np.ndarray,
+                       view: TrayView) -> tuple[np.ndarray, np.ndarray | None]:
+        """From the straight-down view: the probability that each die is cocked, and with
+        faces.onnx each face's probability (n, 6) should the die lie flat."""
         assert self.cocked_model is not None
         homography, nadir = view.straight_down, view.nadir
         squares = np.stack([straight_down_crop(grey, box, homography, nadir, self.cocked_size,
@@ -202,6 +224,10 @@ class DiceReader:
                               np.float32)
             crops = np.concatenate([crops, np.broadcast_to(slopes[:, None, None, None],
                                                            crops.shape)], axis=1)
+        faces = None
+        if self.faces_model is not None:
+            read = softmax(self.faces_model.run(None, {"crops": crops})[0])[:, self.faces_columns]
+            faces = read / read.sum(axis=1, keepdims=True)
         cocked = softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
         # An unsure call is made again on the mirror image, which keeps the view's geometry
         # (the camera straight up the crop) and was part of the network's training.
@@ -210,7 +236,7 @@ class DiceReader:
             mirrored = np.ascontiguousarray(crops[unsure, :, :, ::-1])
             cocked[unsure] += softmax(self.cocked_model.run(None, {"crops": mirrored})[0])[:, 1]
             cocked[unsure] /= 2
-        return cocked
+        return cocked, faces
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of (n, channels, size, size) crops."""
