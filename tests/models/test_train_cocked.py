@@ -1,11 +1,19 @@
-"""Which detector box frames which labelled die (train_cocked --detector-boxes)."""
+"""Which detector box frames which labelled die (train_cocked --detector-boxes), and a
+flat-or-cocked network grown to read faces (--values)."""
+
+from argparse import Namespace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
-from models.dice.train_cocked import matched_boxes
+import torch
+
+from models.dice.nets import DieClassifier
+from models.dice.train_cocked import VALUE_CLASSES, head_for_values, matched_boxes
+from models.dice.training import start_from
 
 # Two dice touching side by side and one apart.
 DICE = np.array([[10, 10, 40, 40], [50, 10, 40, 40], [200, 200, 30, 30]], np.float64)
@@ -23,3 +31,18 @@ def test_a_box_off_centre_goes_by_overlap_and_a_stray_box_to_none() -> None:
     matches = matched_boxes(DICE, found)
     assert matches[0] is None and matches[1] is None
     assert matches[2] is not None and np.array_equal(matches[2], found[0])
+
+
+def test_a_cocked_network_grown_a_face_head_first_calls_cocked_as_before(
+        tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    saved = DieClassifier(2, channels=2).eval()
+    torch.save(saved.state_dict(), tmp_path / "cocked.pt")
+    grown = start_from(DieClassifier(len(VALUE_CLASSES), channels=2),
+                       Namespace(init=tmp_path / "cocked.pt"), head_for_values).eval()
+    crops = torch.randn(5, 2, 48, 48)
+    with torch.no_grad():
+        before = torch.softmax(saved(crops), 1)[:, 1]
+        after = torch.softmax(grown(crops), 1)
+    assert torch.allclose(after[:, VALUE_CLASSES.index("cocked")], before, atol=1e-6)
+    assert torch.allclose(after[:, 1:], after[:, 1:2].expand(-1, 6))

@@ -226,28 +226,6 @@ def test_faces_network_must_read_the_cocked_networks_crops(tmp_path: Path) -> No
         DiceReader(tmp_path)
 
 
-def test_a_cocked_network_grown_a_face_head_first_calls_cocked_as_before(
-        tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    from argparse import Namespace
-
-    from models.dice.nets import DieClassifier
-    from models.dice.train_cocked import VALUE_CLASSES, head_for_values
-    from models.dice.training import start_from
-
-    torch.manual_seed(0)
-    saved = DieClassifier(2, channels=2).eval()
-    torch.save(saved.state_dict(), tmp_path / "cocked.pt")
-    grown = start_from(DieClassifier(len(VALUE_CLASSES), channels=2),
-                       Namespace(init=tmp_path / "cocked.pt"), head_for_values).eval()
-    crops = torch.randn(5, 2, 48, 48)
-    with torch.no_grad():
-        before = torch.softmax(saved(crops), 1)[:, 1]
-        after = torch.softmax(grown(crops), 1)
-    assert torch.allclose(after[:, VALUE_CLASSES.index("cocked")], before, atol=1e-6)
-    assert torch.allclose(after[:, 1:], after[:, 1:2].expand(-1, 6))
-
-
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_a_photograph_turned_a_quarter_reads_the_same(reader: DiceReader) -> None:
     # A die's face reads the same turned, and the reader looks again at the quarter turns of
