@@ -213,6 +213,31 @@ def test_with_the_view_the_face_read_is_the_one_both_views_favour(
         assert (die.value, die.cocked) == (value, False)
 
 
+def test_the_straight_down_networks_look_only_at_boxes_that_may_hold_a_die(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from calibration.tray_view import TrayView
+
+    reader = DiceReader()
+    view = TrayView(np.array([[600.0, 0, 320], [0, 600, 240], [0, 0, 1]]),
+                    np.array([0.0, -0.6, -0.8]))
+    die, hand = np.zeros(len(reader.classes)), np.zeros(len(reader.classes))
+    die[reader.classes.index("4")], hand[reader.classes.index("none")] = 1.0, 1.0
+    boxes = np.array([[300.0, 200, 30, 30], [100, 100, 60, 60]], np.float32)
+    monkeypatch.setattr(reader, "candidates", lambda image: (boxes, np.array([0.9, 0.9])))
+    monkeypatch.setattr(reader, "_classify", lambda crops: np.stack([die, hand][:len(crops)]))
+    looked_at: list[np.ndarray] = []
+
+    def straight_down(grey: np.ndarray, some: np.ndarray,
+                      view: TrayView) -> tuple[np.ndarray, None]:
+        looked_at.append(some)
+        return np.full(len(some), 0.1), None
+
+    monkeypatch.setattr(reader, "_straight_down", straight_down)
+    (read,) = reader.read(np.zeros((480, 640, 3), np.uint8), view)
+    assert (read.value, read.cocked) == (4, False)
+    assert len(looked_at) == 1 and np.array_equal(looked_at[0], boxes[:1])
+
+
 def test_faces_network_must_read_the_cocked_networks_crops(tmp_path: Path) -> None:
     from vision.dice.reader import MODEL_DIR
 

@@ -151,7 +151,17 @@ class DiceReader:
         cocked_view = view if self.cocked_model is not None else None
         cocked_odds = square_faces = None
         if cocked_view is not None:
-            cocked_odds, square_faces = self._straight_down(grey, boxes, cocked_view)
+            # A box surely holding no die (a hand, a ledge) goes whatever the view says: the
+            # straight-down networks look only at the others.
+            looked = np.flatnonzero(probs[:, self.none_column] < self.sure)
+            cocked_odds = np.full(len(boxes), 0.5)
+            if self.faces_model is not None:
+                square_faces = np.full((len(boxes), 6), 1 / 6)
+            if len(looked):
+                odds, faces = self._straight_down(grey, boxes[looked], cocked_view)
+                cocked_odds[looked] = odds
+                if square_faces is not None and faces is not None:
+                    square_faces[looked] = faces
         unsure = np.flatnonzero(self._unsure(probs, cocked_view is not None, square_faces))
         if self.turns > 1 and len(unsure):
             again = crops[unsure]
