@@ -175,6 +175,7 @@ class DiceReader:
             cocked_odds = cocked_odds[dice]
         if square_faces is not None:
             square_faces = square_faces[dice]
+        faces = self._faces(probs, square_faces)
         readings = []
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]
@@ -184,9 +185,7 @@ class DiceReader:
                 # probable one among 1-6, as sure as the crop (and the straight-down view of
                 # the face, with faces.onnx) are of it against the others.
                 cocked_probability = float(cocked_odds[index])
-                face = row[self.value_columns]
-                if square_faces is not None:
-                    face = face / face.sum() * square_faces[index]
+                face = faces[index]
                 label = "cocked" if cocked_probability >= 0.5 else str(int(face.argmax()) + 1)
                 certainty = cocked_probability if label == "cocked" else (
                     (1.0 - cocked_probability) * float(face.max() / face.sum()))
@@ -213,11 +212,15 @@ class DiceReader:
         if not cocked_by_view:
             return np.asarray(probs.max(axis=1) < self.sure)
         none = probs[:, self.none_column]
-        faces = probs[:, self.value_columns]
-        if square_faces is not None:
-            faces = faces * square_faces
+        faces = self._faces(probs, square_faces)
         face_sure = faces.max(axis=1) >= self.sure * faces.sum(axis=1)
         return np.asarray(~((none >= self.sure) | ((none <= 1.0 - self.sure) & face_sure)))
+
+    def _faces(self, probs: np.ndarray, square_faces: np.ndarray | None) -> np.ndarray:
+        """The top face's odds (n, 6, not normalised): the crop's, times the straight-down
+        view's where faces.onnx reads it (the face both views make most probable together)."""
+        faces = probs[:, self.value_columns]
+        return faces if square_faces is None else faces * square_faces
 
     def _straight_down(self, grey: np.ndarray, boxes: np.ndarray,
                        view: TrayView) -> tuple[np.ndarray, np.ndarray | None]:
