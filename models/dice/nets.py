@@ -84,3 +84,28 @@ class DieClassifier(nn.Module):
         x = self.refine12(self.features[:5](x))
         x = self.refine6(self.features[5:7](x))
         return self.classify(self.features[7](x).flatten(1))
+
+
+class DieFramer(nn.Module):
+    """A grey crop around a detector's box to where the die at its centre is: its centre's
+    offset and the log of its sides (vision/dice/preprocess.py: framing_target). The
+    classifier's convolutions at `width` channels first (16 is the classifier's own, whose
+    weights then load: the names match), then the map (an eighth of the crop's `size`)
+    flattened: pooling it would throw away where the die lies."""
+
+    def __init__(self, width: int = 16, size: int = 48, hidden: int = 64) -> None:
+        super().__init__()
+        w, cells = width, size // 8
+        self.features = nn.Sequential(
+            conv(1, w), conv(w, 2 * w, 2),
+            conv(2 * w, 2 * w), conv(2 * w, 4 * w, 2),
+            conv(4 * w, 4 * w), conv(4 * w, 8 * w, 2),
+            conv(8 * w, 8 * w),
+        )
+        self.locate = nn.Sequential(
+            nn.Flatten(), nn.Linear(8 * w * cells * cells, hidden), nn.ReLU(inplace=True),
+            nn.Linear(hidden, 4),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.locate(self.features(x))

@@ -9,9 +9,11 @@ import pytest
 from vision.dice.preprocess import (
     classifier_input,
     classifier_inputs,
+    framing_target,
     letterbox,
     normalise_crop,
     normalise_crops,
+    reframed,
 )
 
 
@@ -81,3 +83,13 @@ def test_classifier_inputs_are_the_crops_one_by_one(context_span: float) -> None
     boxes = np.array(BOXES, np.float32)
     one_by_one = np.stack([classifier_input(grey, box, context_span) for box in boxes])
     assert np.array_equal(classifier_inputs(grey, boxes, context_span), one_by_one)
+
+
+def test_reframed_gives_the_die_that_framing_target_describes() -> None:
+    rng = np.random.default_rng(3)
+    boxes = np.concatenate([rng.uniform(0, 600, (20, 2)), rng.uniform(12, 60, (20, 2))], 1)
+    dice = boxes + rng.normal(0, 4, boxes.shape)
+    answers = np.stack([framing_target(box, die) for box, die in zip(boxes, dice, strict=True)])
+    assert np.allclose(reframed(boxes, answers), dice, atol=1e-3)
+    # A die at the box's centre and its size answers its sides alone.
+    assert np.allclose(framing_target(boxes[0], boxes[0])[:2], 0.0)

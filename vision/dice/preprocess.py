@@ -20,6 +20,10 @@ CROP_SIZE = 48
 CROP_SPAN = 1.3
 # The straight-down crop for the cocked call spans this many times the die's size there.
 STRAIGHT_DOWN_SPAN = 1.6
+# The framer's crop spans this many times the detector's box: room for a die framed off by
+# a third of its side, and a little of its neighbours.
+FRAMER_SPAN = 2.0
+FRAMER_SIZE = 48  # pixels, as the classifier: its convolutions start the framer
 MAX_VIEW_SLOPE = 3.0  # 72 degrees from straight down: beyond, the floor is all but edge-on
 LETTERBOX_GREY = np.float32(114) / np.float32(255)
 
@@ -146,6 +150,33 @@ def _classifier_squares(
     wide = crop_square(grey, box, CROP_SIZE, context_span * zoom, angle,
                        (shift[0] * ratio, shift[1] * ratio))
     return np.stack([die, wide])
+
+
+def framer_inputs(grey: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(n, 1, FRAMER_SIZE, FRAMER_SIZE) float32: the framer's crops, FRAMER_SPAN times each
+    box (x, y, w, h) around its centre, normalised together."""
+    squares = np.stack([crop_square(grey, box, FRAMER_SIZE, FRAMER_SPAN) for box in boxes])
+    return normalise_crops(squares)[:, None]
+
+
+def framing_target(box: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """What the framer answers for a crop around `box` showing `die` (both x, y, w, h): the
+    die's centre from the crop's, and the log of its sides, all in the crop's side."""
+    x, y, w, h = (float(v) for v in box)
+    side = max(w, h, 1.0) * FRAMER_SPAN
+    dx, dy, dw, dh = (float(v) for v in die)
+    return np.array([(dx + dw / 2 - x - w / 2) / side, (dy + dh / 2 - y - h / 2) / side,
+                     np.log(max(dw, 1.0) / side), np.log(max(dh, 1.0) / side)], np.float32)
+
+
+def reframed(boxes: np.ndarray, answers: np.ndarray) -> np.ndarray:
+    """The boxes (n, 4) the framer's answers (n, 4) give for crops around `boxes`: the
+    inverse of framing_target."""
+    side = np.maximum(boxes[:, 2:].max(axis=1), 1.0) * FRAMER_SPAN
+    cx = boxes[:, 0] + boxes[:, 2] / 2 + answers[:, 0] * side
+    cy = boxes[:, 1] + boxes[:, 3] / 2 + answers[:, 1] * side
+    w, h = np.exp(answers[:, 2]) * side, np.exp(answers[:, 3]) * side
+    return np.stack([cx - w / 2, cy - h / 2, w, h], axis=1).astype(boxes.dtype)
 
 
 def straight_down_crop(
