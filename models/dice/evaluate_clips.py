@@ -277,8 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-view", action="store_true",
                         help="drop the calibration's view: the crop classifier calls cocked")
     parser.add_argument("--models", type=Path, default=None,
-                        help="the reader's networks (default models/dice; cocked.onnx and "
-                             "faces.onnx are used where they are present)")
+                        help="the reader's networks (default models/dice; cocked.onnx, "
+                             "faces.onnx and framer.onnx are used where they are present)")
     args = parser.parse_args(argv)
     import cv2
 
@@ -310,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Which networks read: the cocked one only with a view, and where it is present.
         "cocked_network": reader.cocked_model is not None and not args.no_view,
         "models": {name: _digest(models / name)
-                   for name in ("detector.onnx", "classifier.onnx", "cocked.onnx", "faces.onnx")},
+                   for name in ("detector.onnx", "classifier.onnx", "cocked.onnx", "faces.onnx",
+                                "framer.onnx")},
         "total": summarise([s for group in by_scenario.values() for s in group]),
         "scenarios": {name: summarise(group) for name, group in sorted(by_scenario.items())},
         "clips": clips}

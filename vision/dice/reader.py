@@ -14,7 +14,10 @@ a flat die's top face is a square (models/dice/train_cocked.py). The crop alone 
 flat die seen obliquely from a tilted one seen from above. The classifier then answers only
 whether a crop shows a die and which face, and is judged unsure on that alone. A fourth
 network reads the top face in the same straight-down crop, where an oblique camera's squashed
-face is square again; the face read is the one both views make most probable together.
+face is square again; the face read is the one both views make most probable together. Both
+read the die where a fifth network, the framer, puts it: the detector's box centres sit a few
+pixels off at its stride, and the straight-down calls read better on a die framed as its
+label frames it (models/dice/framer.md).
 """
 
 from __future__ import annotations
@@ -29,9 +32,13 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.preprocess import (
+    FRAMER_SIZE,
+    FRAMER_SPAN,
     classifier_inputs,
+    framer_inputs,
     letterbox,
     normalise_crops,
+    reframed,
     straight_down_crop,
     view_slope,
 )
@@ -92,7 +99,7 @@ class DiceReader:
         self.none_column = self.classes.index("none")
         self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
-        self.cocked_model = self.faces_model = None
+        self.cocked_model = self.faces_model = self.framer = None
         if (model_dir / "cocked.onnx").exists():
             self.cocked_model = load_model(model_dir / "cocked.onnx", threads)
             cocked_config = json.loads((model_dir / "cocked.json").read_text())
@@ -107,6 +114,11 @@ class DiceReader:
                     raise ValueError("faces.onnx must read the cocked network's crops")
                 self.faces_columns = np.array(
                     [faces_config["classes"].index(str(v)) for v in range(1, 7)])
+            if (model_dir / "framer.onnx").exists():
+                self.framer = load_model(model_dir / "framer.onnx", threads)
+                framing = json.loads((model_dir / "framer.json").read_text())
+                if (framing["span"], framing["crop_size"]) != (FRAMER_SPAN, FRAMER_SIZE):
+                    raise ValueError("framer.onnx must read vision/dice/preprocess.py's crops")
         self.detection_threshold = detection_threshold
         if not 1 <= turns <= 4:
             raise ValueError("turns must be 1 to 4 quarter turns")
@@ -158,7 +170,8 @@ class DiceReader:
             if self.faces_model is not None:
                 square_faces = np.full((len(boxes), 6), 1 / 6)
             if len(looked):
-                odds, faces = self._straight_down(grey, boxes[looked], cocked_view)
+                odds, faces = self._straight_down(grey, self._framed(grey, boxes[looked]),
+                                                  cocked_view)
                 cocked_odds[looked] = odds
                 if square_faces is not None and faces is not None:
                     square_faces[looked] = faces
@@ -221,6 +234,13 @@ class DiceReader:
         view's where faces.onnx reads it (the face both views make most probable together)."""
         faces = probs[:, self.value_columns]
         return faces if square_faces is None else faces * square_faces
+
+    def _framed(self, grey: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """The boxes moved onto their dice by the framer, where there is one: the
+        straight-down networks read a die better framed as its label frames it."""
+        if self.framer is None:
+            return boxes
+        return reframed(boxes, self.framer.run(None, {"crops": framer_inputs(grey, boxes)})[0])
 
     def _straight_down(self, grey: np.ndarray, boxes: np.ndarray,
                        view: TrayView) -> tuple[np.ndarray, np.ndarray | None]:
