@@ -23,7 +23,6 @@ import argparse
 import hashlib
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -34,7 +33,7 @@ import torch.nn.functional as F
 from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
 from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
-from models.dice.training import save, start_from
+from models.dice.training import map_jobs, save, start_from
 from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
 from vision.dice.reader import DiceReader
 from vision.dice.rest import overlap
@@ -131,22 +130,25 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
     return np.stack(patches), np.array(slopes, np.float32), np.array(labels, np.int64)
 
 
-def dataset(directories: list[Path], variants: int, seed: int, workers: int,
-            detector: bool = False) -> Patches:
+def scenes_and_boxes(directories: list[Path], detector: bool = True,
+                     ) -> tuple[list[LabelledImage], list[np.ndarray | None]]:
+    """The rendered scenes in `directories`, and with `detector` the boxes the committed
+    detector finds in each (else None)."""
     items: list[LabelledImage] = []
     found: list[np.ndarray | None] = []
     for directory in directories:
-        scenes = list(synthetic(directory))
+        scenes = synthetic(directory)
         items += scenes
         found += detector_boxes(directory, scenes) if detector else [None] * len(scenes)
+    return items, found
+
+
+def dataset(directories: list[Path], variants: int, seed: int, workers: int,
+            detector: bool = False) -> Patches:
+    items, found = scenes_and_boxes(directories, detector)
     jobs = [(item, variants, seed * 1_000_003 + index, boxes)
             for index, (item, boxes) in enumerate(zip(items, found, strict=True))]
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(image_patches, jobs, chunksize=64))
-    else:
-        parts = [image_patches(job) for job in jobs]
-    images, slopes, labels = zip(*parts, strict=True)
+    images, slopes, labels = zip(*map_jobs(image_patches, jobs, workers), strict=True)
     return np.concatenate(images), np.concatenate(slopes), np.concatenate(labels)
 
 

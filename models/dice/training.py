@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -41,6 +42,20 @@ def seeded(args: argparse.Namespace) -> np.random.Generator:
 def training_items(args: argparse.Namespace) -> list[LabelledImage]:
     """rune55 train and the synthetic folders given: never the held-out sets."""
     return rune55("train") + [item for d in args.synthetic for item in synthetic(d)]
+
+
+Job = TypeVar("Job")
+Result = TypeVar("Result")
+
+
+def map_jobs(function: Callable[[Job], Result], jobs: Sequence[Job],
+             workers: int) -> list[Result]:
+    """`function` of each job, in order; in `workers` processes when there are several (the
+    scenes' crops are cut from images read from disk, one scene a job)."""
+    if workers <= 1:
+        return [function(job) for job in jobs]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(function, jobs, chunksize=64))
 
 
 def start_from(model: torch.nn.Module, args: argparse.Namespace,

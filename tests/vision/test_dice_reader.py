@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -274,29 +275,21 @@ def test_the_straight_down_networks_read_the_die_where_the_framer_puts_it(
     assert read.box == tuple(detected[0])  # the reading keeps the detector's box
 
 
-def test_faces_network_must_read_the_cocked_networks_crops(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("network", "complaint"), [
+    ("faces", "must read the cocked network's crops"),
+    ("framer", "must read vision/dice/preprocess.py's crops"),
+])
+def test_a_network_must_read_the_crops_the_reader_cuts_for_it(
+        tmp_path: Path, network: str, complaint: str) -> None:
     from vision.dice.reader import MODEL_DIR
 
-    for name in ("detector", "classifier", "cocked", "faces"):
-        (tmp_path / f"{name}.onnx").symlink_to(MODEL_DIR / f"{name}.onnx")
-        (tmp_path / f"{name}.json").write_text((MODEL_DIR / f"{name}.json").read_text())
+    for model in MODEL_DIR.glob("*.onnx"):
+        (tmp_path / model.name).symlink_to(model)
+        (tmp_path / f"{model.stem}.json").write_text(model.with_suffix(".json").read_text())
     DiceReader(tmp_path)
-    config = json.loads((tmp_path / "faces.json").read_text())
-    (tmp_path / "faces.json").write_text(json.dumps(config | {"span": 1.3}))
-    with pytest.raises(ValueError, match="cocked network's crops"):
-        DiceReader(tmp_path)
-
-
-def test_the_framer_must_read_the_crops_the_reader_cuts(tmp_path: Path) -> None:
-    from vision.dice.reader import MODEL_DIR
-
-    for name in ("detector", "classifier", "cocked", "framer"):
-        (tmp_path / f"{name}.onnx").symlink_to(MODEL_DIR / f"{name}.onnx")
-        (tmp_path / f"{name}.json").write_text((MODEL_DIR / f"{name}.json").read_text())
-    assert DiceReader(tmp_path).framer is not None
-    config = json.loads((tmp_path / "framer.json").read_text())
-    (tmp_path / "framer.json").write_text(json.dumps(config | {"span": 1.5}))
-    with pytest.raises(ValueError, match="must read vision"):
+    config = json.loads((tmp_path / f"{network}.json").read_text())
+    (tmp_path / f"{network}.json").write_text(json.dumps(config | {"span": 1.45}))
+    with pytest.raises(ValueError, match=re.escape(complaint)):
         DiceReader(tmp_path)
 
 
@@ -375,20 +368,27 @@ def test_the_tray_view_tells_cocked_dice_from_flat_ones(reader: DiceReader,
     assert calibrated["cocked_precision"] > plain["cocked_precision"]
 
 
+def reader_without(network: str, folder: Path) -> DiceReader:
+    """The committed reader without one of its networks (its models linked into `folder`)."""
+    from vision.dice.reader import MODEL_DIR
+
+    for model in MODEL_DIR.glob("*.onnx"):
+        if model.stem != network:
+            for suffix in (".onnx", ".json"):
+                (folder / f"{model.stem}{suffix}").symlink_to(model.with_suffix(suffix))
+    return DiceReader(folder)
+
+
 def test_the_straight_down_faces_read_flat_dice_no_worse(reader: DiceReader, lean_scenes: Path,
                                                          tmp_path: Path) -> None:
     from models.dice.data import synthetic
     from models.dice.evaluate import score_cocked
-    from vision.dice.reader import MODEL_DIR
 
-    for name in ("detector", "classifier", "cocked", "framer"):
-        for suffix in (".onnx", ".json"):
-            (tmp_path / f"{name}{suffix}").symlink_to(MODEL_DIR / f"{name}{suffix}")
     scenes = synthetic(lean_scenes)
     both = score_cocked(reader, scenes, calibrated=True)
-    crop_alone = score_cocked(DiceReader(tmp_path), scenes, calibrated=True)
-    # On these scenes 40 of 42 flat dice read right with faces.onnx, 38 without; the card has
-    # the figures on the held-out sets.
+    crop_alone = score_cocked(reader_without("faces", tmp_path), scenes, calibrated=True)
+    # On these scenes 41 of 42 flat dice read right with faces.onnx, 39 without (40 and 38
+    # before the framer); the card has the figures on the held-out sets.
     assert both["flat_dice"] >= 30
     assert both["flat_value_accuracy"] >= crop_alone["flat_value_accuracy"]
     assert both["cocked_recall"] == crop_alone["cocked_recall"]
@@ -398,14 +398,10 @@ def test_the_framer_reads_cocked_dice_no_worse(reader: DiceReader, lean_scenes: 
                                                tmp_path: Path) -> None:
     from models.dice.data import synthetic
     from models.dice.evaluate import score_cocked
-    from vision.dice.reader import MODEL_DIR
 
-    for name in ("detector", "classifier", "cocked", "faces"):
-        for suffix in (".onnx", ".json"):
-            (tmp_path / f"{name}{suffix}").symlink_to(MODEL_DIR / f"{name}{suffix}")
     scenes = synthetic(lean_scenes)
     framed = score_cocked(reader, scenes, calibrated=True)
-    detected = score_cocked(DiceReader(tmp_path), scenes, calibrated=True)
+    detected = score_cocked(reader_without("framer", tmp_path), scenes, calibrated=True)
     # On these scenes all 11 cocked dice caught either way; 11 cocked calls, all right, and
     # 41 of 42 flat dice read right with the framer, 12 calls and 40 without (framer.md has
     # the held-out sets). It must gain somewhere and lose nowhere.
