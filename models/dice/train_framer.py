@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -26,10 +25,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
+from models.dice.data import MIN_DIE_PIXELS, LabelledImage
 from models.dice.nets import DieFramer
-from models.dice.train_cocked import detector_boxes, matched_boxes, normalised
-from models.dice.training import save
+from models.dice.train_cocked import matched_boxes, normalised, scenes_and_boxes
+from models.dice.training import map_jobs, save
 from vision.dice.preprocess import FRAMER_SIZE, FRAMER_SPAN, crop_square, framing_target
 from vision.dice.rest import overlap
 
@@ -50,13 +49,13 @@ def loose_box(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.array([x + w / 2 + dx - width / 2, y + h / 2 + dy - height / 2, width, height])
 
 
-def image_crops(job: tuple[LabelledImage, int, int, np.ndarray]) -> Crops:
+def image_crops(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Crops:
     """One scene's crops (n, FRAMER_SIZE, FRAMER_SIZE) uint8 around the boxes framing each
     readable die, their answers (n, 4), and which of them are the detector's own boxes."""
     item, variants, seed, found = job
     grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
-    if grey is None:
-        raise OSError(f"cannot read {item.path}")
+    if grey is None or found is None:
+        raise OSError(f"cannot read {item.path} or the detector's boxes in it")
     rng = np.random.default_rng(seed)
     crops, answers, detected = [], [], []
     for die, match in zip(item.boxes, matched_boxes(item.boxes, found), strict=True):
@@ -76,20 +75,10 @@ def image_crops(job: tuple[LabelledImage, int, int, np.ndarray]) -> Crops:
 
 
 def dataset(directories: list[Path], variants: int, seed: int, workers: int) -> Crops:
-    items: list[LabelledImage] = []
-    found: list[np.ndarray] = []
-    for directory in directories:
-        scenes = synthetic(directory)
-        items += scenes
-        found += detector_boxes(directory, scenes)
+    items, found = scenes_and_boxes(directories)
     jobs = [(item, variants, seed * 1_000_003 + index, boxes)
             for index, (item, boxes) in enumerate(zip(items, found, strict=True))]
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(image_crops, jobs, chunksize=64))
-    else:
-        parts = [image_crops(job) for job in jobs]
-    crops, answers, detected = zip(*parts, strict=True)
+    crops, answers, detected = zip(*map_jobs(image_crops, jobs, workers), strict=True)
     return np.concatenate(crops), np.concatenate(answers), np.concatenate(detected)
 
 
