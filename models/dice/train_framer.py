@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from models.dice.data import MIN_DIE_PIXELS, LabelledImage
 from models.dice.nets import DieFramer
-from models.dice.train_cocked import matched_boxes, normalised, scenes_and_boxes
+from models.dice.train_cocked import matched_boxes, moved_box, normalised, scenes_and_boxes
 from models.dice.training import map_jobs, save
 from vision.dice.preprocess import FRAMER_SIZE, FRAMER_SPAN, crop_square, framing_target
 from vision.dice.rest import overlap
@@ -41,12 +41,7 @@ ANSWER_SCALE = (10.0, 10.0, 3.0, 3.0)
 def loose_box(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The box moved and scaled further than the detector frames dice (its centres are off by
     6% of the side in the median, 14% at the 90th percentile: models/dice/train_cocked.py)."""
-    x, y, w, h = (float(v) for v in box)
-    side = max(w, h)
-    scale = rng.uniform(0.75, 1.3)
-    dx, dy = rng.normal(0.0, 0.1, 2) * side
-    width, height = w * scale * rng.uniform(0.9, 1.1), h * scale * rng.uniform(0.9, 1.1)
-    return np.array([x + w / 2 + dx - width / 2, y + h / 2 + dy - height / 2, width, height])
+    return moved_box(box, rng, 0.1, (0.75, 1.3), (0.9, 1.1))
 
 
 def image_crops(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Crops:

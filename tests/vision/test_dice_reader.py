@@ -215,6 +215,20 @@ def test_with_the_view_the_face_read_is_the_one_both_views_favour(
         assert (die.value, die.cocked) == (value, False)
 
 
+def boxes_seen_straight_down(monkeypatch: pytest.MonkeyPatch,
+                             reader: DiceReader) -> list[np.ndarray]:
+    """The boxes the reader's straight-down networks are given, call by call; each die they
+    see reads flat (0.1 cocked), its face left to the crop."""
+    seen: list[np.ndarray] = []
+
+    def straight_down(grey: np.ndarray, boxes: np.ndarray, view: object) -> tuple[np.ndarray, None]:
+        seen.append(boxes)
+        return np.full(len(boxes), 0.1), None
+
+    monkeypatch.setattr(reader, "_straight_down", straight_down)
+    return seen
+
+
 def test_the_straight_down_networks_look_only_at_boxes_that_may_hold_a_die(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from calibration.tray_view import TrayView
@@ -227,14 +241,7 @@ def test_the_straight_down_networks_look_only_at_boxes_that_may_hold_a_die(
     boxes = np.array([[300.0, 200, 30, 30], [100, 100, 60, 60]], np.float32)
     monkeypatch.setattr(reader, "candidates", lambda image: (boxes, np.array([0.9, 0.9])))
     monkeypatch.setattr(reader, "_classify", lambda crops: np.stack([die, hand][:len(crops)]))
-    looked_at: list[np.ndarray] = []
-
-    def straight_down(grey: np.ndarray, some: np.ndarray,
-                      view: TrayView) -> tuple[np.ndarray, None]:
-        looked_at.append(some)
-        return np.full(len(some), 0.1), None
-
-    monkeypatch.setattr(reader, "_straight_down", straight_down)
+    looked_at = boxes_seen_straight_down(monkeypatch, reader)
     monkeypatch.setattr(reader, "framer", None)  # the boxes as detected
     (read,) = reader.read(np.zeros((480, 640, 3), np.uint8), view)
     assert (read.value, read.cocked) == (4, False)
@@ -262,14 +269,7 @@ def test_the_straight_down_networks_read_the_die_where_the_framer_puts_it(
     four = np.zeros(len(reader.classes))
     four[reader.classes.index("4")] = 1.0
     monkeypatch.setattr(reader, "_classify", lambda crops: np.tile(four, (len(crops), 1)))
-    looked_at: list[np.ndarray] = []
-
-    def straight_down(grey: np.ndarray, boxes: np.ndarray,
-                      view: TrayView) -> tuple[np.ndarray, None]:
-        looked_at.append(boxes)
-        return np.full(len(boxes), 0.1), None
-
-    monkeypatch.setattr(reader, "_straight_down", straight_down)
+    looked_at = boxes_seen_straight_down(monkeypatch, reader)
     (read,) = reader.read(np.zeros((480, 640, 3), np.uint8), view)
     assert np.allclose(looked_at[0], die[None], atol=1e-3)
     assert read.box == tuple(detected[0])  # the reading keeps the detector's box
