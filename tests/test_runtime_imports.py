@@ -20,6 +20,7 @@ TRAINING_MODULES = {
     "models.dice.train_classifier",
     "models.dice.train_cocked",
     "models.dice.train_detector",
+    "models.dice.train_framer",
 }
 
 
