@@ -60,6 +60,18 @@ class Residual(nn.Module):
         return torch.relu(x + self.body(x))
 
 
+def crop_features(channels: int, width: int = 16) -> list[nn.Module]:
+    """The crop networks' convolutions: `width` channels at the crop's size, twice as many at
+    each halving, down to an eighth (6x6 of a 48 crop) with 8 * `width` channels."""
+    w = width
+    return [
+        conv(channels, w), conv(w, 2 * w, 2),  # 24
+        conv(2 * w, 2 * w), conv(2 * w, 4 * w, 2),  # 12
+        conv(4 * w, 4 * w), conv(4 * w, 8 * w, 2),  # 6
+        conv(8 * w, 8 * w),
+    ]
+
+
 class DieClassifier(nn.Module):
     """Grey crops of one die (`channels`: the die's, and a wider one of its surroundings) to
     logits over `classes` (see models/dice/classifier.json).
@@ -69,13 +81,7 @@ class DieClassifier(nn.Module):
 
     def __init__(self, classes: int, blocks: int = 0, channels: int = 1) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            conv(channels, 16), conv(16, 32, 2),  # 24
-            conv(32, 32), conv(32, 64, 2),  # 12
-            conv(64, 64), conv(64, 128, 2),  # 6
-            conv(128, 128),
-            nn.AdaptiveAvgPool2d(1),
-        )
+        self.features = nn.Sequential(*crop_features(channels), nn.AdaptiveAvgPool2d(1))
         self.refine12 = nn.Sequential(*[Residual(64) for _ in range(blocks)])
         self.refine6 = nn.Sequential(*[Residual(128) for _ in range(blocks)])
         self.classify = nn.Linear(128, classes)
@@ -95,15 +101,10 @@ class DieFramer(nn.Module):
 
     def __init__(self, width: int = 16, size: int = 48, hidden: int = 64) -> None:
         super().__init__()
-        w, cells = width, size // 8
-        self.features = nn.Sequential(
-            conv(1, w), conv(w, 2 * w, 2),
-            conv(2 * w, 2 * w), conv(2 * w, 4 * w, 2),
-            conv(4 * w, 4 * w), conv(4 * w, 8 * w, 2),
-            conv(8 * w, 8 * w),
-        )
+        cells = size // 8
+        self.features = nn.Sequential(*crop_features(1, width))
         self.locate = nn.Sequential(
-            nn.Flatten(), nn.Linear(8 * w * cells * cells, hidden), nn.ReLU(inplace=True),
+            nn.Flatten(), nn.Linear(8 * width * cells * cells, hidden), nn.ReLU(inplace=True),
             nn.Linear(hidden, 4),
         )
 

@@ -178,13 +178,24 @@ def augment(patches: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     grid = F.affine_grid(theta, [n, 1, CROP_SIZE, CROP_SIZE], align_corners=False)
     pixels = F.grid_sample(patches[:, None].float(), grid, mode="bilinear",
                            padding_mode="border", align_corners=False)
-    pixels = pixels * uniform(0.6, 1.4, 1, 1, 1) + uniform(-30.0, 30.0, 1, 1, 1)
+    return lit_blurred_noised(pixels, generator)
+
+
+def lit_blurred_noised(pixels: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """(n, 1, h, w) grey pixels (0-255) each lit brighter or darker, a third of them blurred,
+    noised, then normalised as at inference."""
+    n, device = len(pixels), pixels.device
+
+    def uniform(low: float, high: float) -> torch.Tensor:
+        return low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator, device=device)
+
+    pixels = pixels * uniform(0.6, 1.4) + uniform(-30.0, 30.0)
     blur = torch.tensor([0.25, 0.5, 0.25], device=device)
     blurred = F.conv2d(F.pad(pixels, (1, 1, 1, 1), mode="replicate"),
                        (blur[:, None] * blur[None, :])[None, None])
-    pixels = torch.where(uniform(0.0, 1.0, 1, 1, 1) < 0.3, blurred, pixels)
+    pixels = torch.where(uniform(0.0, 1.0) < 0.3, blurred, pixels)
     noise = torch.randn(pixels.shape, generator=generator, device=device)
-    return normalised((pixels + noise * uniform(0.0, 6.0, 1, 1, 1)).clamp(0.0, 255.0))
+    return normalised((pixels + noise * uniform(0.0, 6.0)).clamp(0.0, 255.0))
 
 
 def centred(patches: torch.Tensor) -> torch.Tensor:

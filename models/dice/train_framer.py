@@ -15,7 +15,6 @@ transpose, which move the answer with the picture; light, blur, noise) runs in t
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -27,8 +26,14 @@ import torch.nn.functional as F
 
 from models.dice.data import MIN_DIE_PIXELS, LabelledImage
 from models.dice.nets import DieFramer
-from models.dice.train_cocked import matched_boxes, moved_box, normalised, scenes_and_boxes
-from models.dice.training import map_jobs, save
+from models.dice.train_cocked import (
+    lit_blurred_noised,
+    matched_boxes,
+    moved_box,
+    normalised,
+    scenes_and_boxes,
+)
+from models.dice.training import map_jobs, save, seeded, training_parser
 from vision.dice.preprocess import FRAMER_SIZE, FRAMER_SPAN, crop_square, framing_target
 from vision.dice.rest import overlap
 
@@ -82,13 +87,9 @@ def augment(crops: torch.Tensor, answers: torch.Tensor,
     """Network inputs (n, 1, FRAMER_SIZE, FRAMER_SIZE) and their answers from stored crops:
     mirrored either way and transposed (the answer moved with the picture), lit, blurred and
     noised, then normalised as at inference."""
-    n, device = len(crops), crops.device
 
     def chance(p: float) -> torch.Tensor:
-        return torch.rand(n, generator=generator, device=device) < p
-
-    def uniform(low: float, high: float) -> torch.Tensor:
-        return low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator, device=device)
+        return torch.rand(len(crops), generator=generator, device=crops.device) < p
 
     pixels, answers = crops[:, None].float(), answers.clone()
     across, down, swap = chance(0.5), chance(0.5), chance(0.5)
@@ -98,13 +99,7 @@ def augment(crops: torch.Tensor, answers: torch.Tensor,
     answers[down, 1] *= -1
     pixels = torch.where(swap[:, None, None, None], pixels.transpose(2, 3), pixels)
     answers[swap] = answers[swap][:, [1, 0, 3, 2]]
-    pixels = pixels * uniform(0.6, 1.4) + uniform(-30.0, 30.0)
-    blur = torch.tensor([0.25, 0.5, 0.25], device=device)
-    blurred = F.conv2d(F.pad(pixels, (1, 1, 1, 1), mode="replicate"),
-                       (blur[:, None] * blur[None, :])[None, None])
-    pixels = torch.where(chance(0.3)[:, None, None, None], blurred, pixels)
-    noise = torch.randn(pixels.shape, generator=generator, device=device)
-    return normalised((pixels + noise * uniform(0.0, 6.0)).clamp(0.0, 255.0)), answers
+    return lit_blurred_noised(pixels, generator), answers
 
 
 def centre_errors(boxes: np.ndarray, dice: np.ndarray) -> np.ndarray:
@@ -138,31 +133,24 @@ def measure(model: torch.nn.Module, crops: torch.Tensor, answers: torch.Tensor) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--synthetic", type=Path, action="append", required=True,
-                        help="rendered tray scenes to train on (nardy-referee synth dice)")
+    parser = training_parser(__doc__.splitlines()[0], epochs=6, batch=256)
+    parser.set_defaults(lr=2e-3)
     parser.add_argument("--validate", type=Path, action="append", default=[],
                         help="rendered scenes never trained on, measured after each epoch "
                              "at the detector's boxes")
     parser.add_argument("--variants", type=int, default=3,
                         help="loosely framed crops per die, besides its labelled and "
                              "detected boxes")
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch")
     parser.add_argument("--workers", type=int, default=1, help="processes cropping the scenes")
     parser.add_argument("--width", type=int, default=16,
                         help="channels of the first convolution (16: the classifier's)")
     parser.add_argument("--features", type=Path,
                         help="start the convolutions from these weights (the die "
                              "classifier's .pt state dict)")
-    parser.add_argument("--init", type=Path, help="start from these weights (a .pt state dict)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent)
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
+    if not args.synthetic:
+        parser.error("give the rendered tray scenes to train on: --synthetic DIR")
+    seeded(args)  # the crops' draws are seeded per scene: its numpy generator is not needed
     started = time.time()
     crops, answers, _ = dataset(args.synthetic, args.variants, args.seed, args.workers)
     print(f"{len(crops)} crops, {time.time() - started:.0f}s", flush=True)
@@ -181,7 +169,7 @@ def main() -> None:
             saved = torch.load(args.features)
             model.features.load_state_dict(
                 {key.removeprefix("features."): value for key, value in saved.items()
-                 if key.startswith("features.") and not key.startswith("features.7")})
+                 if key.startswith("features.")})
         with torch.no_grad():  # the answer starts at the average die
             model.locate[-1].bias.copy_(train_y.mean(dim=0))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
