@@ -71,9 +71,11 @@ def observable(truth: Sequence[dict[str, Any]],
     frames). A die that stops out of the camera's sight, deep in the box, is known to have
     stayed there only once the throw is over: the visible dice at rest (a die in sight:
     while both are in the box an empty tray shows nothing over) and the hidden one not out.
-    Its count is dated from then, and its void 3 s later; its moving on is seen when it
-    comes into sight, and a move that ends out of sight again is not seen at all: the count
-    seen runs on from its first start."""
+    Its count is dated from then, and its void 3 s later, as a player counts (5.4.32): a die
+    rolling on out of sight after the throw looks over is counted from the moment it looks
+    over, not from its unseen stop. Its moving on is seen when it comes into sight, and a
+    move that ends out of sight again is not seen at all: the count seen runs on from its
+    first start."""
     def hidden(die: int, frame: int) -> bool:
         return int(states[frame]["dice"][die]["visible_px"]) < HIDDEN_PX
 
@@ -87,6 +89,12 @@ def observable(truth: Sequence[dict[str, Any]],
                     any(d["visible_px"] >= HIDDEN_PX for d in f["dice"]) for f in window):
                 return start
         return len(states) - 1
+
+    def out_of_sight_since(die: int, frame: int) -> int:
+        """The first frame of the stretch out of sight that `frame` ends."""
+        while frame > 0 and hidden(die, frame - 1):
+            frame -= 1
+        return frame
 
     def seen_again(die: int, frame: int) -> int:
         return next((f for f in range(frame, len(states)) if not hidden(die, f)),
@@ -109,7 +117,7 @@ def observable(truth: Sequence[dict[str, Any]],
             continue  # nothing seen moved: the count seen runs on
         if kind in START:
             if hidden(die, frame):
-                shifted[die] = throw_over(frame) - frame
+                shifted[die] = throw_over(out_of_sight_since(die, frame)) - frame
                 frame += shifted[die]
             started[die] = frame
         elif kind in VOID_RULE:

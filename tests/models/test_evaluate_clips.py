@@ -61,6 +61,22 @@ def test_a_die_stopped_out_of_sight_is_counted_once_the_throw_is_over() -> None:
     assert decisions(observable(truth, in_sight))[0] == Decision("in_box", "die_in_box", 21)
 
 
+def test_a_die_rolling_on_out_of_sight_is_counted_from_when_the_throw_looks_over() -> None:
+    # Out of sight in the box from the start, it stops there at 56; the other lies still from
+    # 24: nothing seen moves after 24, so a player (and the camera) counts from then.
+    truth = [{"event": "at_rest", "die": 1, "frame": 24, "value": 1},
+             {"event": "in_box", "die": 0, "frame": 56},
+             {"event": "in_box_void", "die": 0, "frame": 146}]
+    assert decisions(observable(truth, states(0, 24))) == [
+        Decision("in_box", "die_in_box", 24),
+        Decision("in_box_void", "throw_void", 114, rule="5.4.32")]
+    # Seen rolling in the box until 50, it is counted from when it went out of sight.
+    frames = states(0, 24)
+    for frame in frames[:50]:
+        frame["dice"][0].update(state="moving", visible_px=300)
+    assert decisions(observable(truth, frames))[0] == Decision("in_box", "die_in_box", 50)
+
+
 def test_nothing_is_seen_over_while_both_dice_are_out_of_sight() -> None:
     # Stopped in the box at 18 while the other still rolls inside it, out of sight until 26:
     # an empty tray shows no throw over; the count is seen once the other lies still at 36.
