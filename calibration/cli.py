@@ -53,7 +53,8 @@ def add_command(commands: Subcommands) -> None:
     p.add_argument("--tray-mm", type=float, nargs=2, metavar=("LENGTH", "WIDTH"),
                    help="the exit tray floor's inner size, when --tray gives its 4 corners "
                         "(the first two along LENGTH): the camera's view of the floor is "
-                        "then measured, for the cocked-die call")
+                        "then measured, for the cocked-die call, and how big a die can "
+                        "look where it lies")
     p.add_argument("--out", type=Path, help="calibration file to write")
     p.set_defaults(run=run)
 
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             height, width = image.shape[:2]
             zones["view"] = TrayView.from_tray(args.tray, tuple(args.tray_mm),
                                                (width, height)).to_json()
+            zones["tray_mm"] = list(args.tray_mm)  # how big a die can look where it lies
     elif args.tray_mm:
         raise ValueError("--tray-mm needs --tray and --box")
     from calibration.make import calibrate

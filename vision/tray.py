@@ -23,7 +23,14 @@ import numpy as np
 from vision.dice.closer import DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DieReading
-from vision.dice.rest import CHANGED_PIXELS, RestClock, SurestAtRest, changed_pixels, smoothed
+from vision.dice.rest import (
+    CHANGED_PIXELS,
+    Box,
+    RestClock,
+    SurestAtRest,
+    changed_pixels,
+    smoothed,
+)
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
 from vision.dice.zones import DiceZones
 from vision.sources import Frame, SourceEvent, VideoSource
@@ -46,6 +53,7 @@ class TrayCamera:
     _looked_closer: bool = field(default=False, init=False)  # since that reading
     _previous: np.ndarray | None = field(default=None, init=False)
     _dice: list[DieReading] = field(default_factory=list, init=False)
+    _too_wide: list[Box] = field(default_factory=list, init=False)  # boxes of the last reading
     _moving_frames: int = field(default=0, init=False)
     _in_throw: bool = field(default=False, init=False)
     _rest_clock: RestClock = field(default_factory=RestClock, init=False)
@@ -69,10 +77,10 @@ class TrayCamera:
         self._zone_pixels = max(int(self.mask.sum()), 1)
         # The tray is still while fewer pixels than make a die's move change in it.
         self.still_share = CHANGED_PIXELS / self._zone_pixels
-        self._zones = DiceZones(self.zones.tray - origin, self.zones.box - origin)  # the crop's
+        # The dice are read in the crop of the zones: the zones and the view move with it.
+        self._zones = self.zones.shifted(*self.box[:2])
+        self.view = self._zones.view
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
-        # The dice are read in the crop of the zones: the view moves with it.
-        self.view = None if self.zones.view is None else self.zones.view.shifted(*self.box[:2])
 
     @property
     def dice(self) -> list[DieReading]:
@@ -97,8 +105,8 @@ class TrayCamera:
             # look closer where one may lie unread.
             places = [d.box for d in self._dice]
             places += self._empty_tray.unexplained(grey, places) or []
-            self._dice = self._in_zones(
-                look_closer(self.dice_reader, crop, self._dice, places, self.view))
+            self._dice = self._in_zones(look_closer(self.dice_reader, crop, self._dice, places,
+                                                    self.view, self._too_wide))
             self._looked_closer = True
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling. A die at rest that a
@@ -133,8 +141,11 @@ class TrayCamera:
 
     def _in_zones(self, dice: list[DieReading]) -> list[DieReading]:
         """The dice where dice are read: the crop holds things beside the zones too (the
-        box's ledges, the table around the tray)."""
-        return [die for die in dice if self._zones.holds(die.box)]
+        box's ledges, the table around the tray). A box wider than one die can look where it
+        stands is no die's reading: it is kept to look closer into (`_too_wide`)."""
+        there = [die for die in dice if self._zones.holds(die.box)]
+        self._too_wide = [die.box for die in there if self._zones.too_wide(die.box)]
+        return [die for die in there if not self._zones.too_wide(die.box)]
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

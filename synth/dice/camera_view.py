@@ -84,11 +84,13 @@ def _signed_area(polygon: FloatArray) -> float:
 
 def tray_calibration(camera: dict[str, Any], box: BoxGeometry) -> dict[str, Any]:
     """The calibration a table's tray camera would have (`image_size`, `dice_zones` with the
-    tray, the box and the view), as vision/tray.py reads it."""
+    tray, the box, the view and the tray's size), as vision/tray.py reads it."""
     def points(polygon: FloatArray) -> list[list[float]]:
         return [[round(float(x), 2), round(float(y), 2)] for x, y in polygon]
 
     return {"image_size": [int(camera["size"][0]), int(camera["size"][1])],
             "dice_zones": {"tray": points(tray_corners(camera, box)),
                            "box": points(box_zone(camera, box)),
-                           "view": rendering_view(camera, box).to_json()}}
+                           "view": rendering_view(camera, box).to_json(),
+                           "tray_mm": [round(box.tray_length * 1000, 1),
+                                       round(box.tray_width * 1000, 1)]}}

@@ -273,7 +273,8 @@ def test_clip_files(settle_clip: tuple[Path, dict[str, Any]]) -> None:
 
 def test_clip_calibration(settle_clip: tuple[Path, dict[str, Any]]) -> None:
     """The clip's calibration is one the tray pipeline takes: the dice at rest lie in its
-    tray zone, and its view, found from the tray's corners, is the rendering camera's."""
+    tray zone, no wider than a die can look there, and its view, found from the tray's
+    corners, is the rendering camera's."""
     out, summary = settle_clip
     calibration = json.loads((out / "calibration.json").read_text())
     assert calibration["image_size"] == [160, 120]
@@ -283,6 +284,7 @@ def test_clip_calibration(settle_clip: tuple[Path, dict[str, Any]]) -> None:
         x, y, w, h = die["box"]
         assert cv2.pointPolygonTest(zones.tray, (x + w / 2, y + h / 2), False) > 0
         assert not zones.in_box((x, y, w, h))
+        assert not zones.too_wide((x, y, w, h)) and zones.too_wide((x, y, 4 * w, h))
     camera = summary["camera"]
     # A point on the box's ramp just behind the exit lies in the box zone.
     ramp = scene_params(1, 0, 160, 120).box

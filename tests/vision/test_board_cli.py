@@ -89,6 +89,7 @@ def test_calibrate_measures_the_tray_view_from_its_corners(
 
     view = DiceZones.load(cal).view
     assert view is not None
+    assert DiceZones.load(cal).tray_mm == (260.0, 220.0)
     # Up is towards the top of the picture and back towards the camera.
     assert view.up[1] < 0 and view.up[2] < 0
     assert _main(["calibrate", str(path), "--corners", *_corner_args(label), "--tray", *tray[:3],

@@ -41,3 +41,16 @@ def test_a_die_framed_with_its_neighbour_is_found_in_a_closer_look() -> None:
     assert found[1].cocked and found[0].value == 3
     left, top = reader.origins[0]
     assert (left, top) == (60, 60)  # five dice wide around the first
+
+
+def test_a_region_too_wide_for_one_die_is_read_whole_and_enlarged() -> None:
+    image = np.zeros((300, 400, 3), np.uint8)
+    ys, xs = np.mgrid[0:300, 0:400]
+    image[..., 0], image[..., 1] = xs.clip(0, 255), ys.clip(0, 255)
+    reader = SmallDiceMissed()
+    # The detector's one box round both dice and the floor beside them, 60 px wide.
+    region = (90.0, 74.0, 60.0, 60.0)
+    found = look_closer(reader, image, [], [], regions=[region])
+    assert [d.box for d in found] == PAIR
+    # The crop is the region and a margin, centred on it: not five times its width.
+    assert reader.origins == [(82, 66)]

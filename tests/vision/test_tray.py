@@ -278,3 +278,56 @@ def test_a_die_standing_at_the_trays_far_wall_is_in_the_zones() -> None:
     # Leaning on the far wall the die shows above the floor's edge: its foot 6 px over it.
     assert zones.holds((30.0, 46.0, 20.0, 24.0))
     assert not zones.holds((10.0, 20.0, 16.0, 16.0))  # off to the side, level with the box
+
+
+class FramesThePairAsOne(BrightDice):
+    """Reads as BrightDice in a closer look; over the whole tray it frames the two dice, far
+    apart, in one box and calls it cocked (the detector taking two dice and the floor between
+    them for one die)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        if image.shape[1] < 160 or len(dice) < 2:
+            return dice
+        left = min(d.box[0] for d in dice)
+        right = max(d.box[0] + d.box[2] for d in dice)
+        return [DieReading((left, 70.0, right - left, 40.0), None, True, 0.7)]
+
+
+def pair_framed_as_one(tray_mm: tuple[float, float] | None) -> list[DiceEvent]:
+    camera = TrayCamera(DiceZones(TRAY, BOX, tray_mm=tray_mm), FramesThePairAsOne(),
+                        (160, 120))
+    events = []
+    for index in range(150):
+        image = np.full((120, 160, 3), 40, np.uint8)
+        if index >= 10:
+            image[80:96, 30:46] = 230
+            image[90:106, 110:126] = 230
+        events += camera.observe(index, index / 30, image)
+    return events
+
+
+def test_a_box_too_wide_for_a_die_is_read_closer_not_counted_as_cocked() -> None:
+    # The tray 160 x 60 mm: the dice are 16 mm, the box round both 96 mm wide.
+    events = pair_framed_as_one((160.0, 60.0))
+    assert [e.kind for e in events if e.kind in (Kind.COCKED, Kind.VOID)] == []
+    rolls = [e for e in events if e.kind is Kind.ROLL_READ]
+    assert [sorted(e.values) for e in rolls] == [[4, 4]]
+    # Without the tray's size the box cannot be judged: the pair is one cocked die.
+    assert Kind.VOID in [e.kind for e in pair_framed_as_one(None)]
+
+
+def test_the_tray_size_says_how_wide_a_die_can_look_where_it_lies() -> None:
+    # A camera looking down the tray: its far end (top) is half as wide in pixels as its
+    # near end, so a box of the same pixels is twice as wide in millimetres at the far end.
+    tray = np.array([[40, 10], [120, 10], [160, 110], [0, 110]], np.float32)
+    zones = DiceZones(tray, BOX, tray_mm=(50.0, 50.0))
+    assert not zones.too_wide((25.0, 90.0, 110.0, 20.0))  # near: 110 px are 34 mm
+    assert zones.too_wide((25.0, 5.0, 110.0, 10.0))  # far: 69 mm
+    assert not DiceZones(tray, BOX).too_wide((0.0, 0.0, 160.0, 120.0))  # no size, no limit
+    round_trip = DiceZones.from_json(zones.to_json())
+    assert round_trip.tray_mm == (50.0, 50.0)
+    with pytest.raises(ValueError, match="tray_mm"):
+        DiceZones(np.concatenate([tray, [[80, 115]]]), BOX, tray_mm=(50.0, 50.0))
+    with pytest.raises(ValueError, match="tray_mm"):
+        DiceZones(tray, BOX, tray_mm=(50.0, 0.0))

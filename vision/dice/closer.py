@@ -23,6 +23,7 @@ from vision.dice.rest import Box, overlap
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
 MIN_SIDE = 16.0  # pixels: a place smaller than a readable die is looked at as one
+REGION_MARGIN = 1.25  # a region's crop: its box and a die's width around a die at its edge
 
 
 class DiceReading(Protocol):
@@ -30,16 +31,20 @@ class DiceReading(Protocol):
 
 
 def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReading],
-                places: Sequence[Box], view: TrayView | None = None) -> list[DieReading]:
+                places: Sequence[Box], view: TrayView | None = None,
+                regions: Sequence[Box] = ()) -> list[DieReading]:
     """`dice` with the dice found only in a closer look around each of `places` (boxes of
-    the dice read, of something lying unread; all in `image`'s pixels). A die found again
-    keeps its first reading: the whole view's is the one the models were measured on."""
+    the dice read, of something lying unread) and inside each of `regions` (boxes too wide
+    for one die: the detector framed two dice, or a die and its surroundings, as one); all
+    in `image`'s pixels. A die found again keeps its first reading: the whole view's is the
+    one the models were measured on."""
     found = list(dice)
     height, width = image.shape[:2]
-    for x, y, w, h in places:
-        side = SPAN * max(w, h, MIN_SIDE)
-        left = int(np.clip(x + w / 2 - side / 2, 0, max(width - side, 0)))
-        top = int(np.clip(y + h / 2 - side / 2, 0, max(height - side, 0)))
+    crops = [(x + w / 2, y + h / 2, SPAN * max(w, h, MIN_SIDE)) for x, y, w, h in places]
+    crops += [(x + w / 2, y + h / 2, REGION_MARGIN * max(w, h)) for x, y, w, h in regions]
+    for centre_x, centre_y, side in crops:
+        left = int(np.clip(centre_x - side / 2, 0, max(width - side, 0)))
+        top = int(np.clip(centre_y - side / 2, 0, max(height - side, 0)))
         crop = image[top:top + int(side), left:left + int(side)]
         shifted = None if view is None else view.shifted(left, top)
         for closer in reader.read(crop, shifted):

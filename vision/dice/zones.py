@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -12,17 +13,26 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 
+# The widest box one die can have, in millimetres of tray floor where it stands: the largest
+# dice in play have 20 mm edges, and a die's box at its foot spans at most about 2.3 edges (a
+# cocked die seen obliquely, a die in flight; MuJoCo clips). A wider box frames more than one
+# die: the detector can frame two dice, or a die with its shadow, as one.
+MAX_DIE_WIDTH_MM = 60.0
+
 
 @dataclass(frozen=True)
 class DiceZones:
     """Polygons in tray-camera pixels: `tray`, the exit tray where a throw must end, and `box`,
     the visible inside of the baffle box (a die that stops there voids the throw, 5.4.32);
     `view`, how the camera views the tray's floor, when the calibration measured it (the
-    reader's cocked call is then made in a straight-down view)."""
+    reader's cocked call is then made in a straight-down view); `tray_mm`, the tray floor's
+    inner length and width when it was measured (`tray` is then its 4 corners, the first two
+    along its length): how big a die can look where it lies."""
 
     tray: np.ndarray
     box: np.ndarray
     view: TrayView | None = None
+    tray_mm: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         for name in ("tray", "box"):
@@ -31,6 +41,12 @@ class DiceZones:
             object.__setattr__(self, name, polygon)
             if polygon.ndim != 2 or polygon.shape[1] != 2 or len(polygon) < 3:
                 raise ValueError(f"{name} must be a polygon of at least 3 [x, y] points")
+        if self.tray_mm is not None:
+            length, width = (float(v) for v in self.tray_mm)
+            if len(self.tray) != 4 or not (length > 0 and width > 0):
+                raise ValueError("tray_mm needs the tray's 4 floor corners and a positive "
+                                 "length and width")
+            object.__setattr__(self, "tray_mm", (length, width))
 
     @classmethod
     def from_json(cls, zones: Any) -> DiceZones:
@@ -38,9 +54,10 @@ class DiceZones:
         ValueError when it is not that."""
         try:
             view = TrayView.from_json(zones["view"]) if zones.get("view") else None
+            size = zones.get("tray_mm")
             return cls(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32),
-                       view)
-        except (KeyError, TypeError, AttributeError) as error:
+                       view, None if size is None else (size[0], size[1]))
+        except (KeyError, TypeError, AttributeError, IndexError) as error:
             raise ValueError(f"dice_zones needs a tray and a box polygon: {error}") from None
 
     @classmethod
@@ -54,7 +71,35 @@ class DiceZones:
         out: dict[str, Any] = {"tray": self.tray.tolist(), "box": self.box.tolist()}
         if self.view is not None:
             out["view"] = self.view.to_json()
+        if self.tray_mm is not None:
+            out["tray_mm"] = list(self.tray_mm)
         return out
+
+    def shifted(self, dx: float, dy: float) -> DiceZones:
+        """The zones in a crop of the frame whose top-left corner is (dx, dy)."""
+        offset = np.array([dx, dy], np.float32)
+        view = None if self.view is None else self.view.shifted(dx, dy)
+        return DiceZones(self.tray - offset, self.box - offset, view, self.tray_mm)
+
+    @cached_property
+    def _floor_mm(self) -> np.ndarray | None:
+        """The homography from pixels to millimetres on the tray's floor."""
+        if self.tray_mm is None:
+            return None
+        length, width = self.tray_mm
+        floor = np.array([[0, 0], [length, 0], [length, width], [0, width]], np.float32)
+        homography: np.ndarray = cv2.getPerspectiveTransform(self.tray, floor)
+        return homography
+
+    def too_wide(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether a reading's box is wider than one die can look where it stands (False
+        when the tray's size is not known)."""
+        if self._floor_mm is None:
+            return False
+        x, y = _foot(box)
+        ends = np.array([[[x - box[2] / 2, y], [x + box[2] / 2, y]]], np.float32)
+        left, right = cv2.perspectiveTransform(ends, self._floor_mm)[0]
+        return float(np.linalg.norm(right - left)) > MAX_DIE_WIDTH_MM
 
     def in_box(self, box: tuple[float, float, float, float]) -> bool:
         return cv2.pointPolygonTest(self.box, _foot(box), False) >= 0
