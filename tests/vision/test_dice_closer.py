@@ -24,7 +24,8 @@ class SmallDiceMissed:
         # the crop's own pixels: where it was cut from is known from its first pixel's value
         left, top = int(image[0, 0, 0]), int(image[0, 0, 1])
         self.origins.append((left, top))
-        return [DieReading((x - left, y - top, w, h), None, True, 0.8) if i else
+        return [DieReading((x - left, y - top, w, h), None, True, 0.8,
+                           framed_box=(x - left + 1, y - top, w, h)) if i else
                 DieReading((x - left, y - top, w, h), 3, False, 0.9)
                 for i, (x, y, w, h) in enumerate(PAIR)]
 
@@ -39,6 +40,8 @@ def test_a_die_framed_with_its_neighbour_is_found_in_a_closer_look() -> None:
     found = look_closer(reader, image, first, [d.box for d in first])
     assert [d.box for d in found] == PAIR  # the first kept, the second in the image's pixels
     assert found[1].cocked and found[0].value == 3
+    x, y, w, h = PAIR[1]
+    assert found[1].framed_box == (x + 1, y, w, h)  # the framer's box moved with it
     left, top = reader.origins[0]
     assert (left, top) == (60, 60)  # five dice wide around the first
 

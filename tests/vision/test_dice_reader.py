@@ -273,6 +273,9 @@ def test_the_straight_down_networks_read_the_die_where_the_framer_puts_it(
     (read,) = reader.read(np.zeros((480, 640, 3), np.uint8), view)
     assert np.allclose(looked_at[0], die[None], atol=1e-3)
     assert read.box == tuple(detected[0])  # the reading keeps the detector's box
+    assert read.framed_box is not None and np.allclose(read.framed_box, die, atol=1e-3)
+    # Without a view nothing is framed.
+    assert reader.read(np.zeros((480, 640, 3), np.uint8))[0].framed_box is None
 
 
 @pytest.mark.parametrize(("network", "complaint"), [

@@ -68,6 +68,19 @@ def test_a_die_stopped_in_the_box_voids_after_three_seconds() -> None:
     assert events[2].rule == "5.4.32"
 
 
+def test_a_die_just_out_of_the_box_is_judged_where_the_framer_puts_it() -> None:
+    # The detector's box sits high: its foot is over the box's exit edge (y 199), where the
+    # framer's box, on the die, stands in the tray.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    high = DieReading((400, 160, 40, 40), 1, False, 0.99)
+    on_the_die = DieReading((400, 160, 40, 40), 1, False, 0.99, framed_box=(400, 175, 40, 40))
+    for reading, kinds in ((on_the_die, [Kind.ROLLING, Kind.ROLL_READ]),
+                           (high, [Kind.ROLLING, Kind.IN_BOX, Kind.VOID])):
+        dice = [die(4), reading]
+        events = run(DiceWatcher(zones), [(10, dice, 0.05), (100, dice, 0.0)])
+        assert [e.kind for e in events] == kinds
+
+
 def test_a_die_in_the_box_voids_under_5_4_32_however_it_lies() -> None:
     # On the box's slanted ramp a flat die looks tilted and may read cocked: still 5.4.32.
     zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))

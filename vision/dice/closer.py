@@ -48,8 +48,12 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         crop = image[top:top + int(side), left:left + int(side)]
         shifted = None if view is None else view.shifted(left, top)
         for closer in reader.read(crop, shifted):
-            cx, cy, cw, ch = closer.box
-            moved = replace(closer, box=(cx + left, cy + top, cw, ch))
+            moved = replace(closer, box=_moved(closer.box, left, top),
+                            framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
             if all(overlap(moved.box, other.box) <= SAME_DIE for other in found):
                 found.append(moved)
     return found
+
+
+def _moved(box: Box, dx: float, dy: float) -> Box:
+    return box[0] + dx, box[1] + dy, box[2], box[3]

@@ -55,13 +55,16 @@ class DieReading:
     """One die: `box` (x, y, w, h) in pixels of the original image; `value` None when cocked;
     `confidence` in the reading as a whole; `presence` that it is a die at all, whatever its
     face or tilt (a die on the edge between flat and cocked is read with little confidence,
-    yet it is surely a die)."""
+    yet it is surely a die); `framed_box`, with a tray view, the box the framer moved onto
+    the die, where the straight-down calls were made: where the die lies, more closely than
+    the detector's box says (whether it is still in the box's exit, say)."""
 
     box: tuple[float, float, float, float]
     value: int | None
     cocked: bool
     confidence: float
     presence: float = 1.0
+    framed_box: tuple[float, float, float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -161,7 +164,7 @@ class DiceReader:
         probs = self._classify(crops)
         # The view the cocked network decides by, when there is one and the network too.
         cocked_view = view if self.cocked_model is not None else None
-        cocked_odds = square_faces = None
+        cocked_odds = square_faces = framed = None
         if cocked_view is not None:
             # A box surely holding no die (a hand, a ledge) goes whatever the view says: the
             # straight-down networks look only at the others.
@@ -169,9 +172,10 @@ class DiceReader:
             cocked_odds = np.full(len(boxes), 0.5)
             if self.faces_model is not None:
                 square_faces = np.full((len(boxes), 6), 1 / 6)
+            framed = boxes.copy()
             if len(looked):
-                odds, faces = self._straight_down(grey, self._framed(grey, boxes[looked]),
-                                                  cocked_view)
+                framed[looked] = self._framed(grey, boxes[looked])
+                odds, faces = self._straight_down(grey, framed[looked], cocked_view)
                 cocked_odds[looked] = odds
                 if square_faces is not None and faces is not None:
                     square_faces[looked] = faces
@@ -188,6 +192,8 @@ class DiceReader:
             cocked_odds = cocked_odds[dice]
         if square_faces is not None:
             square_faces = square_faces[dice]
+        if framed is not None:
+            framed = framed[dice]
         faces = self._faces(probs, square_faces)
         readings = []
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
@@ -207,11 +213,12 @@ class DiceReader:
             confidence = certainty * detected
             readings.append(
                 DieReading(
-                    tuple(float(v) for v in box),  # type: ignore[arg-type]
+                    _as_box(box),
                     None if cocked else int(label),
                     cocked,
                     confidence,
                     (1.0 - float(row[self.none_column])) * detected,
+                    None if framed is None else _as_box(framed[index]),
                 )
             )
         return readings
@@ -274,6 +281,11 @@ class DiceReader:
     def _classify(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of (n, channels, size, size) crops."""
         return softmax(self.classifier.run(None, {"crops": crops})[0])
+
+
+def _as_box(values: np.ndarray) -> tuple[float, float, float, float]:
+    x, y, w, h = (float(v) for v in values)
+    return x, y, w, h
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -149,7 +149,7 @@ class SurestAtRest:
                 unused.remove(same)
                 kept = same[0]
                 if kept.confidence > die.confidence:
-                    die = replace(kept, box=die.box)
+                    die = replace(kept, box=die.box, framed_box=die.framed_box)
             steady.append(die)
         # A reading made before the die came to rest (still tumbling) is of another look.
         self._kept = [(die, since) for die, since in zip(steady, rests, strict=True)
