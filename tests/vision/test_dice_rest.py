@@ -76,6 +76,17 @@ def test_each_die_rests_on_its_own_while_the_other_rolls() -> None:
     assert rests[0][0] == 0 and rests[1][0] == 19
 
 
+def test_a_die_rests_while_the_other_rolls_up_beside_it() -> None:
+    clock = RestClock()
+    for frame in range(12):
+        # The other die rolls in from the right and stops 2 pixels from the first, inside
+        # the margin the first's surroundings are watched in.
+        rolling = (max(120 - 8 * frame, 52), 92)
+        rests = clock.update((frame, frame / FPS), smoothed(tray([(30, 90), rolling], 4, frame)),
+                             [box(30, 90), box(*rolling)])
+    assert rests[0][0] == 0 and rests[1][0] == 9
+
+
 def test_a_die_read_again_framed_differently_keeps_its_rest() -> None:
     clock = RestClock()
     for frame in range(10):

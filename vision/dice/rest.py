@@ -3,7 +3,8 @@
 A die's 3-second count runs from the moment it comes to rest (5.4.32, 5.4.33), so that moment
 is measured per die, at full resolution: a cocked die settling by a fraction of a millimetre
 a frame, or one die still rolling while the other has stopped in the box, would otherwise
-date the count frames late or early. Each die's surroundings in the current frame are compared
+date the count frames late or early. Each die's surroundings in the current frame (less the
+other dice's: one rolling up beside it moves nothing of this one) are compared
 with the last few frames (not only the previous one: a slow creep adds up), after a blur that
 averages out sensor noise but keeps a sub-pixel shift of the die's edges. A die that has lain
 still for a frame stays at rest while it looks as it did then, and as over the last frames, up
@@ -49,16 +50,17 @@ def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | Non
     return int(np.count_nonzero(changed))
 
 
-def moved_pixels(before: np.ndarray, after: np.ndarray) -> int:
-    """How many pixels of two `smoothed` images differ by more than a shift of half a pixel
-    explains: `after` outside the range of `before` moved half a pixel any way. Moved so, a
-    pixel becomes the mean of itself and a neighbour, so the range runs from the mean with its
-    darkest neighbour to the mean with its brightest."""
+def moved_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None) -> int:
+    """How many pixels (in `mask`, if given) of two `smoothed` images differ by more than a
+    shift of half a pixel explains: `after` outside the range of `before` moved half a pixel
+    any way. Moved so, a pixel becomes the mean of itself and a neighbour, so the range runs
+    from the mean with its darkest neighbour to the mean with its brightest."""
     high = cv2.addWeighted(before, 0.5, cv2.dilate(before, NEIGHBOURS), 0.5, 0.0)
     low = cv2.addWeighted(before, 0.5, cv2.erode(before, NEIGHBOURS), 0.5, 0.0)
-    brighter = cv2.subtract(after, high) > CHANGED_LEVEL
-    darker = cv2.subtract(low, after) > CHANGED_LEVEL
-    return int(np.count_nonzero(brighter | darker))
+    moved = (cv2.subtract(after, high) > CHANGED_LEVEL) | (cv2.subtract(low, after) > CHANGED_LEVEL)
+    if mask is not None:
+        moved &= mask
+    return int(np.count_nonzero(moved))
 
 
 @dataclass
@@ -79,17 +81,23 @@ class RestClock:
         if self._frames and self._frames[-1][1].shape != image.shape:
             self._frames.clear()
         self._frames.append((stamp, image))
-        rests = [self._rest(box, image) for box in boxes]
+        rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]])
+                 for i, box in enumerate(boxes)]
         self._rested = list(zip(boxes, rests, strict=True))
         return rests
 
-    def _rest(self, box: Box, image: np.ndarray) -> Stamp:
+    def _rest(self, box: Box, image: np.ndarray, others: Sequence[Box]) -> Stamp:
+        """`others`: the other dice's boxes. The die's surroundings are its own: the other die
+        rolling up beside it, or its shadow, moves none of it."""
+        left, top, right, bottom = _around(box, image.shape)
+        mine = np.ones((bottom - top, right - left), bool)
+        for other in others:
+            x0, y0, x1, y1 = _around(other, image.shape)
+            mine[max(y0 - top, 0):max(y1 - top, 0), max(x0 - left, 0):max(x1 - left, 0)] = False
         x, y, w, h = box
-        margin = MARGIN * max(w, h)
-        height, width = image.shape[:2]
-        left, top = max(int(x - margin), 0), max(int(y - margin), 0)
-        right, bottom = min(int(np.ceil(x + w + margin)), width), min(int(np.ceil(y + h + margin)),
-                                                                       height)
+        mine[max(int(y) - top, 0):int(np.ceil(y + h)) - top,
+             max(int(x) - left, 0):int(np.ceil(x + w)) - left] = True
+        mask = None if mine.all() else mine
         now = image[top:bottom, left:right]
         earlier = list(self._frames)[-2::-1]  # the newest first
         carried = [since for seen, since in self._rested if _same_place(seen, box)]
@@ -106,17 +114,27 @@ class RestClock:
             settled = sum(stamp >= since for stamp, _ in earlier)  # the newest frames kept
             if settled > self.look_back:
                 references.append(earlier[settled - 1][1])
-            if any(moved_pixels(before[top:bottom, left:right], now) >= CHANGED_PIXELS
+            if any(moved_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS
                    for before in references):
                 return rest
             return since
         for back, (stamp, before) in enumerate(earlier, 1):
             if back > self.look_back and carried:
                 return min([rest, *carried])
-            if changed_pixels(before[top:bottom, left:right], now) >= CHANGED_PIXELS:
+            if changed_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS:
                 return rest
             rest = stamp
         return min([rest, *carried])
+
+
+def _around(box: Box, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A die's surroundings in the image: its box and a margin for its shadow and edges
+    (left, top, right, bottom pixels, within the image)."""
+    x, y, w, h = box
+    margin = MARGIN * max(w, h)
+    height, width = shape[:2]
+    return (max(int(x - margin), 0), max(int(y - margin), 0),
+            min(int(np.ceil(x + w + margin)), width), min(int(np.ceil(y + h + margin)), height))
 
 
 @dataclass
