@@ -17,6 +17,7 @@ import time
 import cv2
 import numpy as np
 
+from bench.machine import processor
 from referee.position import Variant
 from synth.board.render import BoardRenderer
 from vision.board.reader import BoardReader
@@ -58,7 +59,7 @@ def main() -> None:
 
     print(json.dumps({"frames": args.frames, "size": "1280x720", "threads": 1,
                       "ms_decode_jpeg": ms(decode), "ms_read_corners": ms(estimated),
-                      "ms_read_calibrated": ms(calibrated)}))
+                      "ms_read_calibrated": ms(calibrated), "cpu": processor()}))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.machine import processor
 from calibration.tray_view import TrayView
 from vision.cli import read_image
 from vision.dice.reader import DiceReader
@@ -85,7 +86,7 @@ def main() -> None:
     median = f", the median of {len(passes)} passes" if len(passes) > 1 else ""
     print(f"{elapsed * 1000:.2f} ms per 640x480 frame on one core, {cpu * 1000:.2f} ms of CPU "
           f"({1 / elapsed:.0f} frames/s; {found / args.frames:.1f} dice per frame; goal < 10 ms"
-          f"{median})")
+          f"{median}; {processor()})")
 
 
 if __name__ == "__main__":
