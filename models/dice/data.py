@@ -154,10 +154,21 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
-        # The game videos' flat tray pictures have no camera to speak of.
-        view = rendering_view(record["camera"]) if "camera" in record else None
-        found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box))
+        found.append(LabelledImage(directory / record["image"], boxes, values,
+                                   _view(record.get("camera")), in_box))
     return found
+
+
+def _view(camera: dict[str, Any] | None) -> TrayView | None:
+    """How a scene's camera views the tray, found as a calibration finds it; None for the game
+    videos' flat tray pictures (no camera to speak of) and for a camera that sees the tray's
+    corners as no calibration could (one that followed a die flown far off the tray)."""
+    if camera is None:
+        return None
+    try:
+        return rendering_view(camera)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
