@@ -154,8 +154,10 @@ def scenes_and_boxes(directories: list[Path], detector: bool = True,
 def dataset(directories: list[Path], variants: int, seed: int, workers: int,
             detector: bool = False) -> Patches:
     items, found = scenes_and_boxes(directories, detector)
+    # A scene whose tray no calibration could measure has no straight-down view to crop.
     jobs = [(item, variants, seed * 1_000_003 + index, boxes)
-            for index, (item, boxes) in enumerate(zip(items, found, strict=True))]
+            for index, (item, boxes) in enumerate(zip(items, found, strict=True))
+            if item.view is not None]
     images, slopes, labels = zip(*map_jobs(image_patches, jobs, workers), strict=True)
     return np.concatenate(images), np.concatenate(slopes), np.concatenate(labels)
 

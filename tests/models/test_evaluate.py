@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
@@ -74,18 +73,10 @@ def test_sure_readings_are_scored_alone(tmp_path: Path) -> None:
             scores["sure_invented"]) == (0.5, 1.0, 1)
 
 
-def test_a_scene_whose_tray_no_calibration_could_measure_has_no_view(tmp_path: Path) -> None:
+
+def test_a_scene_whose_tray_no_calibration_could_measure_has_no_view(
+        two_scenes_one_unmeasurable: Path) -> None:
     from models.dice.data import synthetic
 
-    far_off = {"position": [-0.963931, 1.018455, 0.415351],  # followed a die off the tray
-               "xmat": [-0.040641, -0.926489, 0.374121, 0.99913, -0.034194, 0.023855,
-                        -0.009309, 0.374765, 0.927073],
-               "fovy_deg": 48.414, "size": [640, 480],
-               "intrinsics": [[533.851, 0.0, 320.0], [0.0, 533.851, 240.0], [0.0, 0.0, 1.0]]}
-    above = {**far_off, "position": [0.13, 0.0, 0.4], "xmat": [0, -1, 0, 1, 0, 0, 0, 0, 1]}
-    die = {"box": [300, 220, 24, 24], "cocked": False, "value": 3, "visible_px": 500}
-    lines = [{"image": f"images/{i}.jpg", "camera": camera, "dice": [die]}
-             for i, camera in enumerate((far_off, above))]
-    (tmp_path / "labels.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
-    scenes = synthetic(tmp_path)
+    scenes = synthetic(two_scenes_one_unmeasurable)
     assert scenes[0].view is None and scenes[1].view is not None

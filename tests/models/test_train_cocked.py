@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 import torch
 
 from models.dice.nets import DieClassifier
-from models.dice.train_cocked import VALUE_CLASSES, head_for_values, matched_boxes
+from models.dice.train_cocked import VALUE_CLASSES, dataset, head_for_values, matched_boxes
 from models.dice.training import start_from
 
 # Two dice touching side by side and one apart.
@@ -46,3 +46,8 @@ def test_a_cocked_network_grown_a_face_head_first_calls_cocked_as_before(
         after = torch.softmax(grown(crops), 1)
     assert torch.allclose(after[:, VALUE_CLASSES.index("cocked")], before, atol=1e-6)
     assert torch.allclose(after[:, 1:], after[:, 1:2].expand(-1, 6))
+
+
+def test_a_scene_without_a_view_gives_no_crops(two_scenes_one_unmeasurable: Path) -> None:
+    patches, slopes, labels = dataset([two_scenes_one_unmeasurable], 2, 0, 1)
+    assert len(patches) == len(slopes) == 2 and list(labels) == [3, 3]  # the second scene's
