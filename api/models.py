@@ -32,10 +32,35 @@ Point = tuple[Number, Number]
 Polygon = Annotated[list[Point], Field(min_length=3, max_length=32)]
 
 
+class ViewIn(BaseModel):
+    """How the tray camera views the tray's floor, as `calibrate --tray-mm` writes it
+    (calibration/tray_view.py)."""
+
+    intrinsics: Annotated[list[Annotated[list[Number], Field(min_length=3, max_length=3)]],
+                          Field(min_length=3, max_length=3)] = Field(
+        description="the camera's 3x3 matrix, in pixels")
+    up: tuple[Number, Number, Number] = Field(
+        description="the floor's upward normal in the camera's axes (x right, y down, z ahead)")
+
+
 class ZonesIn(BaseModel):
     tray: Polygon = Field(description="the exit tray where a throw must end, in frame pixels")
     box: Polygon = Field(description="the visible inside of the baffle box (a die that stops "
                          "there voids the throw, 5.4.32)")
+    tray_mm: tuple[Annotated[Number, Field(gt=0)], Annotated[Number, Field(gt=0)]] | None = Field(
+        None, description="the tray floor's inner length and width in millimetres, `tray` "
+        "being its 4 corners, the first two along its length: how big a die can look where it "
+        "lies, and how the camera views the floor (the cocked call is then made straight down)")
+    view: ViewIn | None = Field(None, description="how the camera views the tray's floor, as "
+                                "`calibrate --tray-mm` writes it (found from `tray_mm` when "
+                                "the zones are clicked)")
+
+    @model_validator(mode="after")
+    def usable(self) -> ZonesIn:
+        from vision.dice.zones import DiceZones
+
+        DiceZones.from_json(self.model_dump(exclude_none=True))  # ValueError: a 422
+        return self
 
 
 class CalibrationIn(BaseModel):
@@ -47,7 +72,7 @@ class CalibrationIn(BaseModel):
     corners: list[Point] = Field(min_length=4, max_length=4, description=(
         "the field's corners: top-left, top-right, bottom-right, bottom-left"))
     variant: VariantName | None = None
-    dice_zones: dict[Literal["tray", "box"], list[Point]] | None = None
+    dice_zones: ZonesIn | None = None
 
 
 class TrayCalibrationIn(BaseModel):

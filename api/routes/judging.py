@@ -24,6 +24,7 @@ from api.routes.tables import event_out, table_out
 from api.store import NotFound, Store
 from api.tables import RUNNING_STATES, TableManager
 from calibration.make import calibrate
+from calibration.tray_view import TrayView
 from referee.position import Position, PositionError
 from referee.session import FLAG_EVENTS
 from vision.sources import Frame, SourceError, VideoSource
@@ -130,7 +131,16 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
         if abs(cv2.contourArea(points)) < 100:
             raise HTTPException(422,
                                 f"the {name} zone encloses no area (under 100 square pixels)")
-    zones_json = {name: [list(point) for point in polygon] for name, polygon in polygons.items()}
+    zones_json: dict[str, Any] = {name: [list(point) for point in polygon]
+                                  for name, polygon in polygons.items()}
+    if zones.tray_mm is not None:
+        # The tray's corners and size measure how the camera views its floor, as `calibrate
+        # --tray-mm` does; a view given with the clicks would belong to another frame.
+        try:
+            view = TrayView.from_tray(zones.tray, zones.tray_mm, (width, height))
+        except ValueError as error:
+            raise HTTPException(422, f"the tray's corners: {error}") from None
+        zones_json |= {"tray_mm": list(zones.tray_mm), "view": view.to_json()}
     return _recalibrated(manager, store, table_id, {**row.calibration, "dice_zones": zones_json})
 
 

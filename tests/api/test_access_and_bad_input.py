@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import socket
+
+import pytest
 
 from tests.api.conftest import Game, Service
 
@@ -69,3 +72,26 @@ def test_a_camera_that_does_not_answer(service: Service, game: Game) -> None:
     assert service.client.post(f"/api/tables/{other['id']}/start", headers=service.judge
                                ).status_code == 200
     assert service.wait_state(other["id"], ("finished",))["state"] == "finished"
+
+
+def test_a_tray_cameras_view_and_size_are_kept_and_checked() -> None:
+    from pydantic import ValidationError
+
+    from api.models import TableIn
+
+    tray = [[210, 100], [180, 390], [440, 410], [450, 120]]
+    zones = {"tray": tray, "box": [[390, 115], [400, 0], [270, 0], [270, 107]],
+             "tray_mm": [260, 220],
+             "view": {"intrinsics": [[579.4, 0, 320], [0, 579.4, 240], [0, 0, 1]],
+                      "up": [0, -0.145, -0.989]}}
+    table = {"name": "t", "source": "0", "tray_source": "1",
+             "tray_calibration": {"image_size": [640, 480], "dice_zones": zones}}
+    kept = TableIn.model_validate(table).tray_calibration
+    assert kept is not None
+    stored = json.loads(json.dumps(kept.model_dump(exclude_unset=True)))  # as the store keeps it
+    assert stored["dice_zones"] == zones
+    for broken in ({"tray_mm": [260, -1]}, {"tray": [*tray, [300, 300]]},
+                   {"view": {"intrinsics": [[1, 0, 0]], "up": [0, 0, 1]}}):
+        with pytest.raises(ValidationError):
+            TableIn.model_validate({**table, "tray_calibration": {
+                "image_size": [640, 480], "dice_zones": {**zones, **broken}}})

@@ -56,6 +56,14 @@ def test_dice_zones_clicked_on_a_frame_let_the_table_read_dice(service: Service,
                                json={"tray": on_a_line, "box": box}).status_code == 422
     assert service.client.post(zones_url, headers=service.viewer,
                                json={"tray": tray, "box": box}).status_code == 403
+    # The tray's size with its 4 floor corners: the camera's view of the floor is measured.
+    measured = service.client.post(zones_url, headers=service.judge,
+                                   json={"tray": tray, "box": box, "tray_mm": [260, 220]})
+    assert measured.status_code == 200, measured.text
+    zones = service.app.state.store.table(table_id).calibration["dice_zones"]
+    assert zones["tray_mm"] == [260, 220] and len(zones["view"]["up"]) == 3
+    assert service.client.post(zones_url, headers=service.judge, json={
+        "tray": [*tray, tray[0]], "box": box, "tray_mm": [260, 220]}).status_code == 422
     made = service.client.post(zones_url, headers=service.judge, json={"tray": tray, "box": box})
     assert made.status_code == 200, made.text
     stored = service.app.state.store.table(table_id).calibration
