@@ -3,6 +3,8 @@ over by time, and a live tray camera read in a thread of its own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import pytest
@@ -37,6 +39,18 @@ def frame_with_die(x: int) -> np.ndarray:
     image = np.full((120, 160, 3), 40, np.uint8)
     image[80:96, x:x + 16] = 230
     return image
+
+
+def observed(camera: TrayCamera, frames: int,
+             paint: Callable[[int, np.ndarray], None]) -> list[DiceEvent]:
+    """The camera's events over `frames` frames of a dark 160x120 tray that `paint(index,
+    image)` draws each frame's dice on."""
+    events = []
+    for index in range(frames):
+        image = np.full((120, 160, 3), 40, np.uint8)
+        paint(index, image)
+        events += camera.observe(index, index / 30, image)
+    return events
 
 
 def test_dice_at_rest_are_read_once_and_dice_in_flight_every_third_frame() -> None:
@@ -162,17 +176,14 @@ class BrightDice:
 def throw(unread_die: bool, frames: int = 150) -> list[DiceEvent]:
     """An empty tray; then one white die slides in and stops at frame 20; with `unread_die`
     a grey one comes to lie in plain view too, else the second die stays in the box."""
-    camera = TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120))
-    events = []
-    for index in range(frames):
-        image = np.full((120, 160, 3), 40, np.uint8)
+    def paint(index: int, image: np.ndarray) -> None:
         if index >= 10:
             x = min(20 + 5 * (index - 10), 70)
             image[80:96, x:x + 16] = 230
             if unread_die:
                 image[70:86, 120:136] = 120
-        events += camera.observe(index, index / 30, image)
-    return events
+
+    return observed(TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120)), frames, paint)
 
 
 def test_a_die_that_never_comes_out_of_the_box_voids_the_throw() -> None:
@@ -200,17 +211,15 @@ class MissesTheBoxDieBesideAnother(BrightDice):
 def box_die_then_another(box_die_stays: bool) -> list[DiceEvent]:
     """A die stops in the box at frame 10; from frame 20 a second one slides into the tray
     and stops at frame 30. Without `box_die_stays` the first is taken out as the second comes."""
-    camera = TrayCamera(DiceZones(TRAY, BOX), MissesTheBoxDieBesideAnother(), (160, 120))
-    events = []
-    for index in range(150):
-        image = np.full((120, 160, 3), 40, np.uint8)
+    def paint(index: int, image: np.ndarray) -> None:
         if index >= 10 and (box_die_stays or index < 20):
             image[20:36, 40:56] = 230
         if index >= 20:
             x = min(20 + 5 * (index - 20), 70)
             image[80:96, x:x + 16] = 230
-        events += camera.observe(index, index / 30, image)
-    return events
+
+    camera = TrayCamera(DiceZones(TRAY, BOX), MissesTheBoxDieBesideAnother(), (160, 120))
+    return observed(camera, 150, paint)
 
 
 def test_a_die_at_rest_that_a_re_reading_misses_keeps_its_count() -> None:
@@ -244,16 +253,15 @@ class MergesOnReReading(BrightDice):
 
 
 def test_a_cocked_die_framed_with_its_neighbour_on_a_re_reading_keeps_its_count() -> None:
-    camera = TrayCamera(DiceZones(TRAY, BOX), MergesOnReReading(), (160, 120))
-    events = []
-    for index in range(150):
-        image = np.full((120, 160, 3), 40, np.uint8)
+    def paint(index: int, image: np.ndarray) -> None:
         if index >= 10:
             image[80:96, 60:76] = 230
             image[80:96, 100:116] = 230
         if 40 <= index < 60:  # something grey passes at the tray's far end: the tray is read
             image[100:115, 5 + index - 40:20 + index - 40] = 120
-        events += camera.observe(index, index / 30, image)
+
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), MergesOnReReading(), (160, 120)), 150,
+                      paint)
     counted = [(e.kind, e.frame) for e in events
                if e.kind in (Kind.COCKED, Kind.VOID, Kind.CANCELLED)]
     assert counted == [(Kind.COCKED, 10), (Kind.VOID, 100)]
@@ -264,12 +272,11 @@ def test_a_die_like_thing_beside_the_zones_is_not_read_as_a_die() -> None:
     tray = np.array([[20, 70], [140, 70], [140, 120], [20, 120]], np.float32)
     box = np.array([[50, 0], [110, 0], [110, 59], [50, 59]], np.float32)
     camera = TrayCamera(DiceZones(tray, box), BrightDice(), (160, 120))
-    events = []
-    for index in range(60):
-        image = np.full((120, 160, 3), 40, np.uint8)
+
+    def paint(index: int, image: np.ndarray) -> None:
         image[10:26, 20:36] = 230  # the ledge, from the first frame on
-        events += camera.observe(index, index / 30, image)
-    assert events == [] and camera.dice == []
+
+    assert observed(camera, 60, paint) == [] and camera.dice == []
 
 
 def test_a_die_standing_at_the_trays_far_wall_is_in_the_zones() -> None:
@@ -295,16 +302,14 @@ class FramesThePairAsOne(BrightDice):
 
 
 def pair_framed_as_one(tray_mm: tuple[float, float] | None) -> list[DiceEvent]:
-    camera = TrayCamera(DiceZones(TRAY, BOX, tray_mm=tray_mm), FramesThePairAsOne(),
-                        (160, 120))
-    events = []
-    for index in range(150):
-        image = np.full((120, 160, 3), 40, np.uint8)
+    def paint(index: int, image: np.ndarray) -> None:
         if index >= 10:
             image[80:96, 30:46] = 230
             image[90:106, 110:126] = 230
-        events += camera.observe(index, index / 30, image)
-    return events
+
+    camera = TrayCamera(DiceZones(TRAY, BOX, tray_mm=tray_mm), FramesThePairAsOne(),
+                        (160, 120))
+    return observed(camera, 150, paint)
 
 
 def test_a_box_too_wide_for_a_die_is_read_closer_not_counted_as_cocked() -> None:
