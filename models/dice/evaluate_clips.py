@@ -56,13 +56,16 @@ REPORTED_BY = {"roll_read": ("roll_read", "roll_changed")}
 @dataclass(frozen=True)
 class Decision:
     """One decision the referee must make: `event` the pipeline's event name, at `frame`,
-    with its `rule` (voids) or sorted `values` (a roll read); `truth` the clip's event."""
+    with its `rule` (voids) or sorted `values` (a roll read); `truth` the clip's event;
+    `also`, other (event, rule) pairs that report it as well: two dice whose counts start at
+    one moment, one cocked and one in the box, start one count under either rule."""
 
     truth: str
     event: str
     frame: int
     rule: str | None = None
     values: tuple[int, ...] = ()
+    also: tuple[tuple[str, str | None], ...] = ()
 
 
 def observable(truth: Sequence[dict[str, Any]],
@@ -141,36 +144,59 @@ def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
     found: list[Decision] = []
     running: set[int] = set()  # dice whose 3-second count runs
     counted: tuple[int, Decision] | None = None  # the die whose start was the decision
+    together: dict[int, str] = {}  # dice counted from the counted die's moment: their start
     for event in sorted(truth, key=lambda e: e["frame"]):
         kind, die, frame = event["event"], int(event.get("die", -1)), int(event["frame"])
         if kind in START:
             if not running:
                 counted = (die, Decision(kind, START[kind], frame))
                 found.append(counted[1])
+            elif counted is not None and frame == counted[1].frame and kind != counted[1].truth:
+                both = dataclasses.replace(counted[1], also=((START[kind], None),))
+                found[found.index(counted[1])] = both
+                counted = (counted[0], both)
+                together[die] = kind
             running.add(die)
         elif kind in END:
             running.discard(die)
+            together.pop(die, None)
             if counted is not None and counted[0] == die:
                 if not running:
                     found.append(Decision(kind, END[kind], frame))
                 counted = None
         elif kind in VOID_RULE:
-            found.append(Decision(kind, "throw_void", frame, rule=VOID_RULE[kind]))
+            found.append(_void(kind, frame, together, die))
             return found  # the throw is over
         elif kind == "settled":
             found.append(Decision(kind, "roll_read", frame,
                                   values=tuple(sorted(event["values"]))))
     if counted is not None:
-        void = f"{counted[1].truth}_void"
-        found.append(Decision(void, "throw_void", counted[1].frame + COUNT_FRAMES,
-                              rule=VOID_RULE[void]))
+        found.append(_void(f"{counted[1].truth}_void", counted[1].frame + COUNT_FRAMES,
+                           together, counted[0]))
     return found
 
 
+def _void(truth: str, frame: int, together: dict[int, str], die: int) -> Decision:
+    """The throw void under `die`'s rule, or under that of a die counted from the same moment
+    and still lying so."""
+    also = tuple(("throw_void", VOID_RULE[f"{start}_void"]) for other, start in together.items()
+                 if other != die and VOID_RULE[f"{start}_void"] != VOID_RULE[truth])
+    return Decision(truth, "throw_void", frame, rule=VOID_RULE[truth], also=also)
+
+
+def _reported_by(decision: Decision) -> tuple[str, ...]:
+    """The pipeline's events that can report `decision`."""
+    return (*REPORTED_BY.get(decision.event, (decision.event,)),
+            *(event for event, _ in decision.also))
+
+
 def _same(decision: Decision, seen: dict[str, Any]) -> bool:
-    if decision.rule is not None and seen.get("rule") != decision.rule:
+    """Whether a pipeline event of one of `_reported_by(decision)` says what it says."""
+    if decision.values and tuple(sorted(seen.get("values", ()))) != decision.values:
         return False
-    return not decision.values or tuple(sorted(seen.get("values", ()))) == decision.values
+    return any(seen["event"] in REPORTED_BY.get(event, (event,))
+               and (rule is None or seen.get("rule") == rule)
+               for event, rule in ((decision.event, decision.rule), *decision.also))
 
 
 @dataclass
@@ -206,7 +232,7 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
     matched: list[int | None] = []
     nearest: list[int | None] = []
     for decision in wanted:
-        reported_by = REPORTED_BY.get(decision.event, (decision.event,))
+        reported_by = _reported_by(decision)
         same_kind = [i for i, e in enumerate(candidates) if e["event"] in reported_by]
         hit = next((i for i in same_kind if i not in used
                     and abs(candidates[i]["frame"] - decision.frame) <= tolerance

@@ -30,6 +30,24 @@ def test_one_count_per_throw_and_one_void() -> None:
                                 Decision("settled", "roll_read", 75, values=(4, 6))]
 
 
+def test_two_dice_counted_from_one_moment_start_one_count_under_either_rule() -> None:
+    # A die cocked on the box's exit lip and the other stopped inside, both from frame 39.
+    both = [{"event": "cocked", "die": 0, "frame": 39}, {"event": "in_box", "die": 1, "frame": 39},
+            {"event": "cocked_void", "die": 0, "frame": 129},
+            {"event": "in_box_void", "die": 1, "frame": 129}]
+    wanted = decisions(both)
+    assert [d.also for d in wanted] == [(("die_in_box", None),), (("throw_void", "5.4.32"),)]
+    for start, rule in (("die_cocked", "5.4.33"), ("die_in_box", "5.4.32")):
+        score = score_clip(both, [seen(start, 39, rule=rule), seen("throw_void", 129, rule=rule)])
+        assert score.right == 2 and not score.extra
+    # One die's count starting later is no such choice: the first die's rule stands.
+    later = [{**event, "frame": event["frame"] + 3} if event["die"] == 1 else event
+             for event in both]
+    score = score_clip(later, [seen("die_in_box", 42, rule="5.4.32"),
+                               seen("throw_void", 132, rule="5.4.32")])
+    assert score.right == 0
+
+
 def test_a_count_running_at_the_end_runs_out_on_the_held_frame() -> None:
     late = [{"event": "at_rest", "die": 1, "frame": 30, "value": 2},
             {"event": "cocked", "die": 0, "frame": 80}]
