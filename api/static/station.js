@@ -196,6 +196,15 @@ async function saveCalibration(path, body) {
   }
 }
 
+// The zones, and the tray floor's size when both sides are given (the server measures the
+// camera's view of the floor from it and the tray's four corners).
+function saveZones() {
+  const body = { tray: clicks.tray, box: clicks.box };
+  const sides = ["tray-length", "tray-width"].map((id) => Number(document.getElementById(id).value));
+  if (sides.every((side) => side > 0)) body.tray_mm = sides;
+  return saveCalibration("zones", body);
+}
+
 async function addNewTable(event) {
   event.preventDefault();
   const status = document.getElementById("new-table-status");
@@ -267,8 +276,7 @@ async function start() {
   document.getElementById("clear-clicks").addEventListener("click", clearClicks);
   document.getElementById("save-corners").addEventListener("click",
     () => saveCalibration("corners", { corners: clicks.corners }));
-  document.getElementById("save-zones").addEventListener("click",
-    () => saveCalibration("zones", { tray: clicks.tray, box: clicks.box }));
+  document.getElementById("save-zones").addEventListener("click", saveZones);
   document.getElementById("new-token").addEventListener("submit", makeToken);
   document.getElementById("new-table").addEventListener("submit", addNewTable);
   document.getElementById("access").addEventListener("toggle", (event) => {

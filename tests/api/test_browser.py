@@ -103,6 +103,8 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
             station.select_option("#click-what", zone)
             for x, y in game.calibration["dice_zones"][zone]:
                 frame.click(position={"x": x * scale, "y": y * scale})
+        station.fill("#tray-length", "260")  # the tray's floor: its view is measured too
+        station.fill("#tray-width", "220")
         station.get_by_role("button", name="Save the dice zones").click()
         station.get_by_text("calibrated", exact=True).wait_for()
         station.screenshot(path=str(artifacts / "station-calibrated.png"), full_page=True)
@@ -141,6 +143,8 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
         assert len(clicked) == len(true), name
         assert all(abs(a - b) < 2 for point, truth in zip(clicked, true, strict=True)
                    for a, b in zip(point, truth, strict=True)), name
+    assert calibration["dice_zones"]["tray_mm"] == [260, 220]
+    assert len(calibration["dice_zones"]["view"]["up"]) == 3
     assert store.token_holder(made) is None, "the token revoked at the station"
     assert all((artifacts / name).stat().st_size > 0 for name in (
         "station-flag.png", "station-decided.png", "overlay.png", "station-calibrated.png"))
