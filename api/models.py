@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
+from vision.dice.zones import DiceZones
+
 # Requests are taken as the document says: no `0` for false, no "6" for 6.
 Number = Annotated[float, Strict()]
 TableState = Literal["registered", "starting", "running", "stopped", "finished", "error"]
@@ -57,8 +59,6 @@ class ZonesIn(BaseModel):
 
     @model_validator(mode="after")
     def usable(self) -> ZonesIn:
-        from vision.dice.zones import DiceZones
-
         DiceZones.from_json(self.model_dump(exclude_none=True))  # ValueError: a 422
         return self
 

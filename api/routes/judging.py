@@ -131,11 +131,14 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
         if abs(cv2.contourArea(points)) < 100:
             raise HTTPException(422,
                                 f"the {name} zone encloses no area (under 100 square pixels)")
+    if zones.view is not None:
+        raise HTTPException(422, "clicked zones measure the camera's view from the tray's "
+                            "corners and tray_mm; a view is not given with them")
     zones_json: dict[str, Any] = {name: [list(point) for point in polygon]
                                   for name, polygon in polygons.items()}
     if zones.tray_mm is not None:
         # The tray's corners and size measure how the camera views its floor, as `calibrate
-        # --tray-mm` does; a view given with the clicks would belong to another frame.
+        # --tray-mm` does.
         try:
             view = TrayView.from_tray(zones.tray, zones.tray_mm, (width, height))
         except ValueError as error:

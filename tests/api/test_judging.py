@@ -64,6 +64,8 @@ def test_dice_zones_clicked_on_a_frame_let_the_table_read_dice(service: Service,
     assert zones["tray_mm"] == [260, 220] and len(zones["view"]["up"]) == 3
     assert service.client.post(zones_url, headers=service.judge, json={
         "tray": [*tray, tray[0]], "box": box, "tray_mm": [260, 220]}).status_code == 422
+    assert service.client.post(zones_url, headers=service.judge, json={
+        "tray": tray, "box": box, "view": zones["view"]}).status_code == 422
     made = service.client.post(zones_url, headers=service.judge, json={"tray": tray, "box": box})
     assert made.status_code == 200, made.text
     stored = service.app.state.store.table(table_id).calibration

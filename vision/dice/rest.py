@@ -3,12 +3,12 @@
 A die's 3-second count runs from the moment it comes to rest (5.4.32, 5.4.33), so that moment
 is measured per die, at full resolution: a cocked die settling by a fraction of a millimetre
 a frame, or one die still rolling while the other has stopped in the box, would otherwise
-date the count frames late or early. Each die's surroundings in the current frame (less the
-other dice's: one rolling up beside it moves nothing of this one) are compared
-with the last few frames (not only the previous one: a slow creep adds up), after a blur that
-averages out sensor noise but keeps a sub-pixel shift of the die's edges. A die that has lain
-still for a frame stays at rest while it looks as it did then, and as over the last frames, up
-to a shift of half a pixel: a die leaning on another may quiver by less without moving.
+date the count frames late or early. Each die's surroundings in the current frame, less the
+other dice's (one rolling up beside it moves nothing of this one), are compared with the last
+few frames (not only the previous one: a slow creep adds up), after a blur that averages out
+sensor noise but keeps a sub-pixel shift of the die's edges. A die that has lain still for a
+frame stays at rest while it looks as it did then, and as over the last frames, up to a shift
+of half a pixel: a die leaning on another may quiver by less without moving.
 """
 
 from __future__ import annotations
