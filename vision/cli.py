@@ -34,6 +34,7 @@ def read_image(path: Path) -> np.ndarray:
 
 
 def cmd_read_dice(args: argparse.Namespace) -> int:
+    from vision.dice.closer import look_closer
     from vision.dice.reader import DiceReader
     from vision.dice.zones import DiceZones
 
@@ -43,12 +44,16 @@ def cmd_read_dice(args: argparse.Namespace) -> int:
         record: dict[str, Any] = {"image": str(path)}
         try:
             image = read_image(path)
-            readings = reader.read(image, zones.view if zones else None)
-            record["dice"] = [
-                {**die.to_json(), **(zones.describe(die.box) if zones else {})}
-                for die in readings
-                if zones is None or zones.holds(die.box)
-            ]
+            if zones is None:
+                record["dice"] = [die.to_json() for die in reader.read(image)]
+            else:
+                # As the tray camera reads a frame (vision/tray.py): the dice in the zones, a
+                # box too wide for one die read again closer.
+                dice, too_wide = zones.sort(reader.read(image, zones.view))
+                if too_wide:
+                    dice, _ = zones.sort(look_closer(reader, image, dice, [], zones.view,
+                                                     too_wide))
+                record["dice"] = [{**die.to_json(), **zones.describe(die)} for die in dice]
         except ValueError as error:
             record = {"image": str(path), "error": str(error)}
         print(json.dumps(record), flush=True)

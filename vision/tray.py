@@ -140,12 +140,10 @@ class TrayCamera:
         return events
 
     def _in_zones(self, dice: list[DieReading]) -> list[DieReading]:
-        """The dice where dice are read: the crop holds things beside the zones too (the
-        box's ledges, the table around the tray). A box wider than one die can look where it
-        stands is no die's reading: it is kept to look closer into (`_too_wide`)."""
-        there = [die for die in dice if self._zones.holds(die.box)]
-        self._too_wide = [die.box for die in there if self._zones.too_wide(die.box)]
-        return [die for die in there if not self._zones.too_wide(die.box)]
+        """The dice where dice are read; a box wider than one die can look where it stands is
+        no die's reading: it is kept to look closer into (`_too_wide`)."""
+        kept, self._too_wide = self._zones.sort(dice)
+        return kept
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

@@ -336,3 +336,16 @@ def test_the_tray_size_says_how_wide_a_die_can_look_where_it_lies() -> None:
         DiceZones(np.concatenate([tray, [[80, 115]]]), BOX, tray_mm=(50.0, 50.0))
     with pytest.raises(ValueError, match="tray_mm"):
         DiceZones(tray, BOX, tray_mm=(50.0, 0.0))
+
+
+def test_the_zones_sort_readings_and_place_them_on_the_framers_box() -> None:
+    zones = DiceZones(TRAY, BOX, tray_mm=(160.0, 60.0))  # a pixel a millimetre
+    die = DieReading((40.0, 80.0, 16.0, 16.0), 4, False, 0.9)
+    pair = DieReading((20.0, 70.0, 100.0, 30.0), None, True, 0.7)  # 100 mm: two dice
+    ledge = DieReading((60.0, -40.0, 16.0, 16.0), 2, False, 0.9)  # above the box, off the zones
+    assert zones.sort([die, pair, ledge]) == ([die], [pair.box])
+    # Its detector box stands in the box (foot at y 52), the framer's on the tray (y 64).
+    at_the_exit = DieReading((40.0, 40.0, 16.0, 16.0), 1, False, 0.9,
+                             framed_box=(40.0, 52.0, 16.0, 16.0))
+    assert zones.describe(at_the_exit) == {"in_box": False}
+    assert zones.describe(DieReading(at_the_exit.box, 1, False, 0.9)) == {"in_box": True}

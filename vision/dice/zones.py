@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -12,6 +13,8 @@ import cv2
 import numpy as np
 
 from calibration.tray_view import TrayView
+from vision.dice.reader import DieReading
+from vision.dice.rest import Box
 
 # The widest box one die can have, in millimetres of tray floor where it stands: the largest
 # dice in play have 20 mm edges, and a die's box at its foot spans at most about 2.3 edges (a
@@ -112,8 +115,18 @@ class DiceZones:
         return any(cv2.pointPolygonTest(zone, foot, True) >= reach
                    for zone in (self.tray, self.box))
 
-    def describe(self, box: tuple[float, float, float, float]) -> dict[str, Any]:
-        return {"in_box": self.in_box(box)}
+    def describe(self, die: DieReading) -> dict[str, Any]:
+        """Where a die read lies, judged on the framer's box when there is one (on the die;
+        the detector's sits a few pixels off, which decides at the box's exit)."""
+        return {"in_box": self.in_box(die.framed_box or die.box)}
+
+    def sort(self, dice: Sequence[DieReading]) -> tuple[list[DieReading], list[Box]]:
+        """The dice read where dice are read (the crop holds things beside the zones too:
+        the box's ledges, the table round the tray), and the boxes of the readings there too
+        wide for one die where they stand, to read again closer."""
+        there = [die for die in dice if self.holds(die.box)]
+        return ([die for die in there if not self.too_wide(die.box)],
+                [die.box for die in there if self.too_wide(die.box)])
 
 
 FOOT = 0.75  # of a die's box height down from its top: where it stands on the floor
