@@ -21,6 +21,7 @@ TRAINING_MODULES = {
     "models.dice.train_cocked",
     "models.dice.train_detector",
     "models.dice.train_framer",
+    "models.dice.from_onnx",
 }
 
 
