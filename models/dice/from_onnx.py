@@ -78,18 +78,19 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     patches, slopes, _ = dataset(args.synthetic, 1, 0, 1)
-    channels = ort.InferenceSession(str(args.onnx)).get_inputs()[0].shape[1]
+    export = ort.InferenceSession(str(args.onnx))
+    channels = export.get_inputs()[0].shape[1]
     chosen = np.random.default_rng(0).permutation(len(patches))[:SAMPLE]
     sample = with_slope(centred(torch.from_numpy(patches[chosen])),
                         torch.from_numpy(slopes[chosen]) if channels == 2 else None)
     model = unfolded(args.onnx, sample)
-    export = ort.InferenceSession(str(args.onnx)).run(None, {"crops": sample.numpy()})[0]
+    exported = export.run(None, {"crops": sample.numpy()})[0]
     with torch.no_grad():
         again = model(sample).numpy()
         model.train()
         trained = model(sample).numpy()
-    agree = float((trained.argmax(1) == export.argmax(1)).mean())
-    print(f"eval mode: largest difference {np.abs(again - export).max():.2g}; train mode: "
+    agree = float((trained.argmax(1) == exported.argmax(1)).mean())
+    print(f"eval mode: largest difference {np.abs(again - exported).max():.2g}; train mode: "
           f"{agree:.1%} of the calls the same")
     torch.save(model.state_dict(), args.out)
 

@@ -124,9 +124,15 @@ class DiceZones:
         """The dice read where dice are read (the crop holds things beside the zones too:
         the box's ledges, the table round the tray), and the boxes of the readings there too
         wide for one die where they stand, to read again closer."""
-        there = [die for die in dice if self.holds(die.box)]
-        return ([die for die in there if not self.too_wide(die.box)],
-                [die.box for die in there if self.too_wide(die.box)])
+        kept: list[DieReading] = []
+        too_wide: list[Box] = []
+        for die in dice:
+            if self.holds(die.box):
+                if self.too_wide(die.box):
+                    too_wide.append(die.box)
+                else:
+                    kept.append(die)
+        return kept, too_wide
 
 
 FOOT = 0.75  # of a die's box height down from its top: where it stands on the floor
