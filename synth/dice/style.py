@@ -25,8 +25,12 @@ DICE_STYLES: dict[str, tuple[tuple[float, ...], tuple[float, ...], tuple[float, 
     "asian": ((0.96, 0.96, 0.95), (0.05, 0.05, 0.1), (0.8, 0.05, 0.05)),
     "translucent": ((0.8, 0.1, 0.1), (0.97, 0.97, 0.97), None),
 }
-_TRANSLUCENT_TINTS = ((0.8, 0.1, 0.1), (0.1, 0.55, 0.2), (0.1, 0.25, 0.8), (0.9, 0.6, 0.05),
-                      (0.85, 0.85, 0.9))
+# (tint, pip colour): a clear die has dark pips, as real clear dice do; white pips on it were
+# invisible in the renders, labelled dice no judge could read
+_WHITE_PIPS = (0.97, 0.97, 0.97)
+_TRANSLUCENT_TINTS = (((0.8, 0.1, 0.1), _WHITE_PIPS), ((0.1, 0.55, 0.2), _WHITE_PIPS),
+                      ((0.1, 0.25, 0.8), _WHITE_PIPS), ((0.9, 0.6, 0.05), _WHITE_PIPS),
+                      ((0.85, 0.85, 0.9), (0.06, 0.06, 0.08)))
 TRAY_KINDS = ("felt", "leather", "wood", "cloth", "plain")
 
 
@@ -132,7 +136,7 @@ def sample_die_look(rng: np.random.Generator, style: str | None = None) -> DieLo
     body, pip, accent = DICE_STYLES[style]
     alpha = 1.0
     if style == "translucent":
-        body = _TRANSLUCENT_TINTS[int(rng.integers(len(_TRANSLUCENT_TINTS)))]
+        body, pip = _TRANSLUCENT_TINTS[int(rng.integers(len(_TRANSLUCENT_TINTS)))]
         alpha = float(rng.uniform(0.55, 0.8))
     b = _jitter(rng, body, 0.03)
     p = _jitter(rng, pip, 0.03)
