@@ -215,6 +215,27 @@ def test_with_the_view_the_face_read_is_the_one_both_views_favour(
         assert (die.value, die.cocked) == (value, False)
 
 
+def test_without_the_view_a_die_likelier_flat_is_read_flat(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cocked or flat is decided first, as with the view: a crop 0.3 cocked and 0.6 flat
+    over six faces is read flat, its likeliest face; one 0.6 cocked stays cocked."""
+    reader = DiceReader()
+    columns = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
+    probs = np.array([
+        [0.1, 0.25, 0.15, 0.05, 0.05, 0.05, 0.05, 0.30],  # cocked the largest, flat likelier
+        [0.1, 0.10, 0.10, 0.05, 0.05, 0.05, 0.05, 0.60],  # surely cocked
+    ])[:, [columns.index(c) for c in reader.classes]]
+    monkeypatch.setattr(reader, "candidates", lambda image: (
+        np.array([[100.0, 200, 30, 30], [300, 200, 30, 30]], np.float32),
+        np.array([0.9, 0.9], np.float32)))
+    # the same probabilities at every look, the quarter turns too
+    monkeypatch.setattr(reader, "_classify", lambda crops: np.tile(probs, (len(crops) // 2, 1)))
+    flat, cocked = reader.read(np.zeros((480, 640, 3), np.uint8))
+    assert (flat.value, flat.cocked) == (1, False)
+    assert flat.confidence == pytest.approx(0.25)
+    assert (cocked.value, cocked.cocked) == (None, True)
+
+
 def boxes_seen_straight_down(monkeypatch: pytest.MonkeyPatch,
                              reader: DiceReader) -> list[np.ndarray]:
     """The boxes the reader's straight-down networks are given, call by call; each die they

@@ -100,6 +100,7 @@ class DiceReader:
         self.classes: list[str] = config["classes"]
         self.value_columns = np.array([self.classes.index(str(v)) for v in range(1, 7)])
         self.none_column = self.classes.index("none")
+        self.cocked_column = self.classes.index("cocked")
         self.context_span = float(config.get("context_span", 0.0))
         self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
         self.cocked_model = self.faces_model = self.framer = None
@@ -208,6 +209,12 @@ class DiceReader:
                 label = "cocked" if cocked_probability >= 0.5 else str(int(face.argmax()) + 1)
                 certainty = cocked_probability if label == "cocked" else (
                     (1.0 - cocked_probability) * float(face.max() / face.sum()))
+            elif label == "cocked" and row[self.cocked_column] < row[self.value_columns].sum():
+                # Cocked or flat is one question, as with the view: a die the crop finds
+                # likelier flat, whatever its face, is read flat, not cocked by the largest of
+                # seven shares.
+                face = row[self.value_columns]
+                label, certainty = str(int(face.argmax()) + 1), float(face.max())
             cocked = label == "cocked"
             detected = min(1.0, float(score) / 0.5)
             confidence = certainty * detected
