@@ -100,6 +100,22 @@ def test_a_die_that_moves_after_the_roll_was_read_is_read_again_where_it_lies() 
     assert events[2].frame == 14 + 40 + 3  # the first frame that shows it at rest
 
 
+def test_a_die_read_flat_then_surer_cocked_where_it_lay_is_counted_from_its_rest() -> None:
+    # The tray camera keeps the surest reading of a die lying still: read first as a 2 at
+    # little confidence, then surely cocked, it was cocked all along (5.4.33).
+    read_flat, cocked = [die(5), die(2, 400)], [die(5), die(None, 400)]
+    events = run(DiceWatcher(), [(15, read_flat, 0.05), (30, read_flat, 0.0),
+                                 (120, cocked, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ, Kind.COCKED, Kind.VOID]
+    assert events[2].frame == 14  # when the die came to rest, not when it was seen cocked
+    assert events[3].frame == 14 + 90 and events[3].rule == "5.4.33"
+    # One that moves after the roll and comes to rest cocked is a new lie of the dice: the
+    # roll read stands (a die knocked aside), as before.
+    events = run(DiceWatcher(), [(15, read_flat, 0.05), (30, read_flat, 0.0),
+                                 (3, cocked, 0.05), (120, cocked, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ]
+
+
 def test_dice_that_stay_where_the_roll_was_read_are_not_read_again() -> None:
     # A hand passes over the tray, and the dice, read again, read differently: still the roll.
     pair, misread = [die(5), die(2, 400)], [die(5), die(3, 400)]

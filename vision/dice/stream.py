@@ -7,7 +7,9 @@ box (5.4.32), which starts a 3-second count; the throw void when the count runs 
 cancelled when the die falls or moves on. Every time comes from the frame timestamps, so a
 recording gives the same answers as the live camera. A die that moves after the roll was read
 (a cocked die read as flat falls, 5.4.33: the throw stands as it fell) is read again where it
-comes to rest, and a different roll is announced as changed.
+comes to rest, and a different roll is announced as changed; one that, lying as it lay when
+the roll was read, is read surer cocked later (vision/dice/rest.py keeps the surest reading
+of a die at rest) starts the count late, dated from when it came to rest.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class DiceWatcher:
         default_factory=lambda: deque(maxlen=VOTES_KEPT))
     _count: tuple[tuple[int, float], Kind, str] | None = None  # as started: since, reason, why
     _roll: tuple[tuple[int, ...], list[Box]] | None = None  # as announced: values, where read
+    _roll_rest: tuple[int, float] | None = None  # the moment the dice of the roll lay so
     _empty_since: float | None = None
     _most_out: int = 0  # dice read at once out of the box since the last throw was cleared
 
@@ -177,7 +180,13 @@ class DiceWatcher:
             since = max([still, *(r.since for r in seen)])
             counts.append((since, Kind.IN_BOX, "a die not out of the box"))
         if self._count is None:
-            if self._announced or not counts:
+            if self._announced:
+                # The roll was read, but a die lying as it lay then now reads surer cocked
+                # (or in the box): the count runs from when it came to rest, as a judge
+                # watching it would have counted.
+                rest = self._roll_rest
+                counts = [c for c in counts if rest is not None and c[0] <= rest]
+            if not counts:
                 return []
             self._count = min(counts, key=lambda c: c[0])
             since, reason, why = self._count
@@ -191,7 +200,7 @@ class DiceWatcher:
                 # The die the count started for, read again (framed with its neighbour, say):
                 # the void cites what was seen when the count started.
                 _, reason, why = self._count
-            self._count = None
+            self._count = self._roll = self._roll_rest = None
             self._announced = True
             return [DiceEvent(Kind.VOID, frame, time, rule=_rule(reason),
                               detail=f"{why} for 3 seconds")]
@@ -222,10 +231,10 @@ class DiceWatcher:
         self._votes.clear()
         before, self._roll = self._roll, (best, [r.die.box for r in surest])
         self._announced = True
+        # Dated like every event by the first frame that shows it: the last die at rest.
+        self._roll_rest = rest_frame, rest_time = max(r.since for r in surest)
         if before is not None and before[0] == best:
             return []
-        # Dated like every event by the first frame that shows it: the last die at rest.
-        rest_frame, rest_time = max(r.since for r in surest)
         kind = Kind.ROLL_READ if before is None else Kind.ROLL_CHANGED
         detail = "" if before is None else "a die moved after the roll was read"
         return [DiceEvent(kind, rest_frame, rest_time, best, confidence, detail=detail)]
@@ -245,6 +254,7 @@ class DiceWatcher:
         if time - self._empty_since < self.rest_seconds:
             return []
         self._announced, self._count, self._empty_since, self._roll = False, None, None, None
+        self._roll_rest = None
         self._rolling, self._most_out = False, 0
         self._votes.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
