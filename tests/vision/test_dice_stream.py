@@ -109,6 +109,13 @@ def test_a_die_read_flat_then_surer_cocked_where_it_lay_is_counted_from_its_rest
     assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ, Kind.COCKED, Kind.VOID]
     assert events[2].frame == 14  # when the die came to rest, not when it was seen cocked
     assert events[3].frame == 14 + 90 and events[3].rule == "5.4.33"
+    # Read surely cocked only after 3 seconds: the count and the void come at once, each dated
+    # by the frame that shows it (its rest, and 3 s later).
+    events = run(DiceWatcher(), [(15, read_flat, 0.05), (100, read_flat, 0.0),
+                                 (10, cocked, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ, Kind.COCKED, Kind.VOID]
+    assert events[2].frame == 14 and events[3].frame == 14 + 90
+    assert events[3].time == pytest.approx((14 + 90) / FPS)
     # One that moves after the roll and comes to rest cocked is a new lie of the dice: the
     # roll read stands (a die knocked aside), as before.
     events = run(DiceWatcher(), [(15, read_flat, 0.05), (30, read_flat, 0.0),

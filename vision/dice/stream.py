@@ -202,6 +202,9 @@ class DiceWatcher:
                 _, reason, why = self._count
             self._count = self._roll = self._roll_rest = None
             self._announced = True
+            # Dated, as the count is, by the frame that shows it: 3 s after the die came to
+            # rest, though a surer reading showed the count only later.
+            frame, time = _after(since, (frame, time), VOID_AFTER_SECONDS)
             return [DiceEvent(Kind.VOID, frame, time, rule=_rule(reason),
                               detail=f"{why} for 3 seconds")]
         moved = any(r not in at_rest for r in seen)
@@ -258,6 +261,15 @@ class DiceWatcher:
         self._rolling, self._most_out = False, 0
         self._votes.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
+
+
+def _after(since: tuple[int, float], now: tuple[int, float],
+           seconds: float) -> tuple[int, float]:
+    """The frame `seconds` after `since`, estimated at the frame rate between the two; `now`
+    itself when that is it or the frame before."""
+    (first, start), (frame, time) = since, now
+    then = first + round((frame - first) * seconds / (time - start))
+    return now if then >= frame - 1 else (then, start + seconds)
 
 
 def _rule(reason: Kind) -> str:
