@@ -55,8 +55,27 @@ def test_a_cocked_die_that_falls_cancels_the_count_and_the_roll_is_read() -> Non
                                  (3, [die(5), die(2, 400)], 0.05),
                                  (40, [die(5), die(2, 400)], 0.0)])
     kinds = [e.kind for e in events]
-    assert kinds == [Kind.ROLLING, Kind.COCKED, Kind.CANCELLED, Kind.ROLLING, Kind.ROLL_READ]
+    # Whether it fell is seen once it lies still again; the count ended when it moved.
+    assert kinds == [Kind.ROLLING, Kind.COCKED, Kind.ROLLING, Kind.CANCELLED, Kind.ROLL_READ]
+    assert events[3].frame == 15 + 60
     assert events[-1].values == (2, 5)
+
+
+def test_a_cocked_die_that_settles_where_it_lay_keeps_its_count() -> None:
+    # It shifts by a pixel and lies cocked still: it has not fallen (5.4.33), and the throw
+    # is void 3 s after it first came to rest.
+    cocked, shifted = [die(5), die(None, 400)], [die(5), die(None, 402)]
+    events = run(DiceWatcher(), [(15, cocked, 0.05), (40, cocked, 0.0), (2, shifted, 0.05),
+                                 (100, shifted, 0.0)])
+    assert [e.kind for e in events if e.kind is not Kind.ROLLING] == [Kind.COCKED, Kind.VOID]
+    assert events[-1].frame == 14 + 90
+    # A die in the box that moves at all has moved on (5.4.32): its count ends and starts again.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    in_box, shifted = [die(4, y=100), die(1, 400)], [die(4, x=302, y=100), die(1, 400)]
+    events = run(DiceWatcher(zones), [(10, in_box, 0.05), (40, in_box, 0.0), (2, shifted, 0.05),
+                                      (100, shifted, 0.0)])
+    assert [e.kind for e in events if e.kind is not Kind.ROLLING] == [
+        Kind.IN_BOX, Kind.CANCELLED, Kind.IN_BOX, Kind.VOID]
 
 
 def test_a_die_stopped_in_the_box_voids_after_three_seconds() -> None:

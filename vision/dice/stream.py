@@ -9,7 +9,9 @@ recording gives the same answers as the live camera. A die that moves after the 
 (a cocked die read as flat falls, 5.4.33: the throw stands as it fell) is read again where it
 comes to rest, and a different roll is announced as changed; one that, lying as it lay when
 the roll was read, is read surer cocked later (vision/dice/rest.py keeps the surest reading
-of a die at rest) starts the count late, dated from when it came to rest.
+of a die at rest) starts the count late, dated from when it came to rest. A cocked die that
+shifts and lies cocked where it lay has not fallen: its count runs on (whether it fell is
+seen once it lies still again, and a count that ends is dated by the frame it began to move).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class Kind(enum.Enum):
 
 # What a count's event says started it.
 WHY = {Kind.COCKED: "a die cocked", Kind.IN_BOX: "a die stopped in the box"}
+# A count: since when, its reason, what started it, where the die lay (None: a die not out of
+# the box, unseen).
+Count = tuple[tuple[int, float], Kind, str, Box | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +107,8 @@ class DiceWatcher:
     # (values, the least sure die's confidence) per frame read at rest
     _votes: deque[tuple[tuple[int, ...], float]] = field(
         default_factory=lambda: deque(maxlen=VOTES_KEPT))
-    _count: tuple[tuple[int, float], Kind, str] | None = None  # as started: since, reason, why
+    _count: Count | None = None  # as started
+    _count_moved: tuple[int, float] | None = None  # when the cocked die counted was seen to move
     _roll: tuple[tuple[int, ...], list[Box]] | None = None  # as announced: values, where read
     _roll_rest: tuple[int, float] | None = None  # the moment the dice of the roll lay so
     _empty_since: float | None = None
@@ -170,15 +176,16 @@ class DiceWatcher:
         """Start, run out or cancel the throw's 3-second count. `lying`: the dice in view,
         read with any confidence (a faint reading is a die too unsure to read, not a
         missing one) or lying unread; None when unknown."""
-        # (since, reason, what started it) for each die that would void the throw
-        counts = [(r.since, r.reason, WHY[r.reason]) for r in at_rest if r.reason is not None]
+        # each die that would void the throw
+        counts: list[Count] = [(r.since, r.reason, WHY[r.reason], r.die.box)
+                               for r in at_rest if r.reason is not None]
         still = self._still_since
         tray_at_rest = still is not None and time - still[1] >= self.rest_seconds
         missing = lying is not None and lying < self.dice_per_throw
         if missing and len(at_rest) == len(seen) and tray_at_rest:
             assert still is not None
             since = max([still, *(r.since for r in seen)])
-            counts.append((since, Kind.IN_BOX, "a die not out of the box"))
+            counts.append((since, Kind.IN_BOX, "a die not out of the box", None))
         if self._count is None:
             if self._announced:
                 # The roll was read, but a die lying as it lay then now reads surer cocked
@@ -188,18 +195,28 @@ class DiceWatcher:
                 counts = [c for c in counts if rest is not None and c[0] <= rest]
             if not counts:
                 return []
-            self._count = min(counts, key=lambda c: c[0])
-            since, reason, why = self._count
-            return [DiceEvent(reason, since[0], since[1], rule=_rule(reason),
-                              detail=f"{why}: 3-second count started")]
+            return [self._start(min(counts, key=lambda c: c[0]))]
+        counted, moved_at = self._count, self._count_moved
+        if counted[1] is Kind.COCKED:
+            # A cocked die that shifted and lies cocked where it lay has not fallen (5.4.33):
+            # its count runs on from its first start. (A die in the box that moves at all has
+            # moved on, 5.4.32.)
+            in_place = [c for c in counts if _same_cocked_die(c, counted)]
+            if in_place:
+                counts = [c for c in counts if c not in in_place] + [counted]
+            if moved_at is not None and counts:
+                self._count_moved = None
+                if not in_place:  # it moved on: its count ended when it moved
+                    return [self._cancel(*moved_at, "the die moved"),
+                            self._start(min(counts, key=lambda c: c[0]))]
         if counts:
-            since, reason, why = min(counts, key=lambda c: c[0])
+            since, reason, why, _ = min(counts, key=lambda c: c[0])
             if time - since[1] < VOID_AFTER_SECONDS:
                 return []
-            if since == self._count[0]:
+            if since == counted[0]:
                 # The die the count started for, read again (framed with its neighbour, say):
                 # the void cites what was seen when the count started.
-                _, reason, why = self._count
+                _, reason, why, _ = counted
             self._count = self._roll = self._roll_rest = None
             self._announced = True
             # Dated, as the count is, by the frame that shows it: 3 s after the die came to
@@ -207,9 +224,23 @@ class DiceWatcher:
             frame, time = _after(since, (frame, time), VOID_AFTER_SECONDS)
             return [DiceEvent(Kind.VOID, frame, time, rule=_rule(reason),
                               detail=f"{why} for 3 seconds")]
-        moved = any(r not in at_rest for r in seen)
-        return [self._cancel(frame, time, "the die moved" if moved
-                             else "the die reads flat in the tray now")]
+        if any(r not in at_rest for r in seen):
+            if counted[1] is not Kind.COCKED:
+                return [self._cancel(frame, time, "the die moved")]
+            # Whether a cocked die that moves has fallen is seen once it lies still again (one
+            # settling by a pixel has not); if it has, the count ended when it moved.
+            if self._count_moved is None:
+                self._count_moved = (frame, time)
+            return []
+        if moved_at is not None:
+            return [self._cancel(*moved_at, "the die moved")]
+        return [self._cancel(frame, time, "the die reads flat in the tray now")]
+
+    def _start(self, count: Count) -> DiceEvent:
+        self._count, self._count_moved = count, None
+        since, reason, why, _ = count
+        return DiceEvent(reason, since[0], since[1], rule=_rule(reason),
+                         detail=f"{why}: 3-second count started")
 
     def _read_roll(self, frame: int, time: float, seen: Sequence[_Resting],
                    at_rest: Sequence[_Resting]) -> list[DiceEvent]:
@@ -243,7 +274,7 @@ class DiceWatcher:
         return [DiceEvent(kind, rest_frame, rest_time, best, confidence, detail=detail)]
 
     def _cancel(self, frame: int, time: float, why: str) -> DiceEvent:
-        self._count = None
+        self._count = self._count_moved = None
         self._votes.clear()
         return DiceEvent(Kind.CANCELLED, frame, time, detail=why)
 
@@ -257,10 +288,17 @@ class DiceWatcher:
         if time - self._empty_since < self.rest_seconds:
             return []
         self._announced, self._count, self._empty_since, self._roll = False, None, None, None
-        self._roll_rest = None
+        self._roll_rest = self._count_moved = None
         self._rolling, self._most_out = False, 0
         self._votes.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
+
+
+def _same_cocked_die(count: Count, counted: Count) -> bool:
+    """Whether `count` is the cocked die `counted` started for, where it lay."""
+    box, counted_box = count[3], counted[3]
+    return (count[1] is Kind.COCKED and box is not None and counted_box is not None
+            and centred_alike(box, counted_box))
 
 
 def _after(since: tuple[int, float], now: tuple[int, float],
