@@ -2,7 +2,8 @@
 
 `TrayCamera` reads the dice in the tray zones of each frame it is given (only when the tray
 changed: dice in flight every few frames, dice at rest whenever they look different from
-the last reading) and turns the readings into dice events with the dice watcher, told when
+the last reading, and every few frames for a while when a die of the throw is missing from a
+still tray) and turns the readings into dice events with the dice watcher, told when
 each die came to rest (vision/dice/rest.py) and whether something lies in the tray that no
 reading explains (vision/dice/empty_tray.py). With a camera of its own over the tray
 (`TrayVideo`), `DiceFeed` hands its events to the board camera's observer by time stamp, so
@@ -20,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.dice.closer import DiceReading, look_closer
+from vision.dice.closer import SAME_DIE, DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DieReading
 from vision.dice.rest import (
@@ -29,6 +30,7 @@ from vision.dice.rest import (
     RestClock,
     SurestAtRest,
     changed_pixels,
+    overlap,
     smoothed,
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
@@ -36,6 +38,11 @@ from vision.dice.zones import DiceZones
 from vision.sources import Frame, SourceEvent, VideoSource
 
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
+# Frames between readings of a still tray while a die of the throw is missing from it, for
+# the seconds after it stopped that decide the throw: a die found weakly, near the detector's
+# threshold, is found on one frame and missed on the next.
+MISSING_READ_EVERY = 5
+MISSING_READ_SECONDS = 4.0
 
 
 @dataclass
@@ -55,6 +62,7 @@ class TrayCamera:
     _dice: list[DieReading] = field(default_factory=list, init=False)
     _too_wide: list[Box] = field(default_factory=list, init=False)  # boxes of the last reading
     _moving_frames: int = field(default=0, init=False)
+    _missing_read: int = field(default=-MISSING_READ_EVERY, init=False)  # its last frame
     _in_throw: bool = field(default=False, init=False)
     _rest_clock: RestClock = field(default_factory=RestClock, init=False)
     _surest: SurestAtRest = field(default_factory=SurestAtRest, init=False)
@@ -99,6 +107,11 @@ class TrayCamera:
             self._dice = self._in_zones(self.dice_reader.read(crop, self.view))
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
+        elif (self._in_throw and self._moving_frames == 0
+              and len(self._dice) < self.watcher.dice_per_throw
+              and frame - self._missing_read >= MISSING_READ_EVERY
+              and time - self._read_at[1] <= MISSING_READ_SECONDS):
+            self._read_missing(frame, time, crop)
         if (self._moving_frames == 0 and not self._looked_closer
                 and len(self._dice) < self.watcher.dice_per_throw):
             # A die missing at rest (read on this frame, or on the tray's last moving one):
@@ -138,6 +151,17 @@ class TrayCamera:
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw = False
         return events
+
+    def _read_missing(self, frame: int, time: float, crop: np.ndarray) -> None:
+        """Read the still tray again for a die missing from it: only a die found apart from
+        those held is taken, the readings of the dice held stand."""
+        self._missing_read = frame
+        found = [die for die in self._in_zones(self.dice_reader.read(crop, self.view))
+                 if die.presence >= self.watcher.min_presence
+                 and all(overlap(die.box, held.box) <= SAME_DIE for held in self._dice)]
+        if found:
+            self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]
+            self._read_at = (frame, time)
 
     def _in_zones(self, dice: list[DieReading]) -> list[DieReading]:
         """The dice where dice are read; a box wider than one die can look where it stands is

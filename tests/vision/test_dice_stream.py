@@ -210,6 +210,23 @@ def test_a_die_seen_out_is_not_counted_in_the_box_when_it_is_lost_later() -> Non
     assert Kind.VOID not in [e.kind for e in events]
 
 
+def test_a_die_counted_unseen_in_the_box_and_read_there_later_keeps_its_count() -> None:
+    # One die out and at rest from frame 14, nothing else in view: the other is counted as
+    # not out of the box. Read in the box from frame 60 (its rest dated from then), it is
+    # the same die: the count runs on, the void 3 s after it started.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    watcher, events = DiceWatcher(zones), []
+    for frame in range(160):
+        time, moved = frame / FPS, 0.05 if frame < 15 else 0.0
+        dice, rests = [die(3, 400)], [(14, 14 / FPS)]
+        if frame >= 60:
+            dice.append(die(4, y=100))
+            rests.append((60, 60 / FPS))
+        events += watcher.update(frame, time, dice, moved, rests, unread=0)
+    counted = [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING]
+    assert counted == [(Kind.IN_BOX, 14), (Kind.VOID, 14 + 90)]
+
+
 def test_the_void_cites_what_started_the_count() -> None:
     # A die in the box, read again framed with its neighbour: the box now centres outside the
     # box zone and reads cocked. Still the same die at rest: the void is the box's (5.4.32).

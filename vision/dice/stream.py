@@ -197,6 +197,14 @@ class DiceWatcher:
                 return []
             return [self._start(min(counts, key=lambda c: c[0]))]
         counted, moved_at = self._count, self._count_moved
+        if counted[3] is None:
+            # The count of a die not out of the box, unseen: read in the box now, it is the
+            # same die and its count runs on (read first while its rest is being dated).
+            if any(r not in at_rest and r.reason is Kind.IN_BOX for r in seen):
+                return []
+            in_box = [c for c in counts if c[1] is Kind.IN_BOX]
+            if in_box:
+                counts = [c for c in counts if c not in in_box] + [counted]
         if counted[1] is Kind.COCKED:
             # A cocked die that shifted and lies cocked where it lay has not fallen (5.4.33):
             # its count runs on from its first start. (A die in the box that moves at all has
