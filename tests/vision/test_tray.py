@@ -107,7 +107,7 @@ class FoundOnTheThirdLook(BrightDice):
     def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
         dice = super().read(image, view)
         if image.shape[:2] != (120, 160):
-            return [d for d in dice if d.box[0] < 100] if image.shape[1] > 100 else dice
+            return dice  # a closer look, around the die at the left alone
         self.whole += 1
         return [d if d.box[0] < 100 else replace(d, value=5) for d in dice
                 if d.box[0] < 100 or self.whole > 2]
