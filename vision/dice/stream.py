@@ -197,26 +197,17 @@ class DiceWatcher:
                 return []
             return [self._start(min(counts, key=lambda c: c[0]))]
         counted, moved_at = self._count, self._count_moved
-        if counted[3] is None:
-            # The count of a die not out of the box, unseen: read in the box now, it is the
-            # same die and its count runs on (read first while its rest is being dated).
-            if any(r not in at_rest and r.reason is Kind.IN_BOX for r in seen):
-                return []
-            in_box = [c for c in counts if c[1] is Kind.IN_BOX]
-            if in_box:
-                counts = [c for c in counts if c not in in_box] + [counted]
-        if counted[1] is Kind.COCKED:
-            # A cocked die that shifted and lies cocked where it lay has not fallen (5.4.33):
-            # its count runs on from its first start. (A die in the box that moves at all has
-            # moved on, 5.4.32.)
-            in_place = [c for c in counts if _same_cocked_die(c, counted)]
-            if in_place:
-                counts = [c for c in counts if c not in in_place] + [counted]
-            if moved_at is not None and counts:
-                self._count_moved = None
-                if not in_place:  # it moved on: its count ended when it moved
-                    return [self._cancel(*moved_at, "the die moved"),
-                            self._start(min(counts, key=lambda c: c[0]))]
+        if counted[3] is None and any(r not in at_rest and r.reason is Kind.IN_BOX
+                                      for r in seen):
+            return []  # the die counted unseen in the box, read there while its rest is dated
+        same = [c for c in counts if _continues(c, counted)]
+        if same:  # the die the count runs for: from its first start
+            counts = [c for c in counts if c not in same] + [counted]
+        if moved_at is not None and counts:
+            self._count_moved = None
+            if not same:  # the cocked die moved on: its count ended when it moved
+                return [self._cancel(*moved_at, "the die moved"),
+                        self._start(min(counts, key=lambda c: c[0]))]
         if counts:
             since, reason, why, _ = min(counts, key=lambda c: c[0])
             if time - since[1] < VOID_AFTER_SECONDS:
@@ -302,10 +293,15 @@ class DiceWatcher:
         return [DiceEvent(Kind.CLEARED, frame, time)]
 
 
-def _same_cocked_die(count: Count, counted: Count) -> bool:
-    """Whether `count` is the cocked die `counted` started for, where it lay."""
+def _continues(count: Count, counted: Count) -> bool:
+    """Whether `count` is of the die the running count `counted` is for. A die counted
+    unseen in the box and now read there is; so is a cocked die that shifted and lies cocked
+    where it lay: it has not fallen (5.4.33). A die in the box that moved at all has moved on
+    (5.4.32)."""
     box, counted_box = count[3], counted[3]
-    return (count[1] is Kind.COCKED and box is not None and counted_box is not None
+    if counted_box is None:
+        return count[1] is Kind.IN_BOX
+    return (counted[1] is Kind.COCKED and count[1] is Kind.COCKED and box is not None
             and centred_alike(box, counted_box))
 
 
