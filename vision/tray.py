@@ -156,8 +156,9 @@ class TrayCamera:
         """Read the still tray again for a die missing from it: only a die found apart from
         those held is taken, the readings of the dice held stand."""
         self._missing_read = frame
-        found = [die for die in self._in_zones(self.dice_reader.read(crop, self.view))
-                 if die.presence >= self.watcher.min_presence
+        # The last full reading's too-wide boxes stay the ones to look closer into.
+        read, _ = self._zones.sort(self.dice_reader.read(crop, self.view))
+        found = [die for die in read if die.presence >= self.watcher.min_presence
                  and all(overlap(die.box, held.box) <= SAME_DIE for held in self._dice)]
         if found:
             self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]
