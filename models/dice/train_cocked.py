@@ -340,7 +340,6 @@ def main() -> None:
         print(f"epoch {epoch + 1}/{args.epochs} loss {float(total) / steps_per_epoch:.4f} "
               f"{report} {time.time() - begun:.0f}s", flush=True)
     model.cpu()
-    args.out.mkdir(parents=True, exist_ok=True)
     save(model, args, "faces" if args.values else "cocked",
          torch.zeros(1, channels, CROP_SIZE, CROP_SIZE), ("crops", "logits"),
          {"crops": {0: "n"}, "logits": {0: "n"}},

@@ -195,7 +195,6 @@ def main() -> None:
         report = measure(model, *held_out) if held_out else ""
         print(f"epoch {epoch + 1}/{args.epochs} loss {float(total) / steps_per_epoch:.4f} "
               f"{report} {time.time() - begun:.0f}s", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
     save(model, args, "framer", torch.zeros(1, 1, FRAMER_SIZE, FRAMER_SIZE), ("crops", "boxes"),
          {"crops": {0: "n"}, "boxes": {0: "n"}},
          {"crop_size": FRAMER_SIZE, "span": FRAMER_SPAN, "width": args.width,

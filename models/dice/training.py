@@ -92,7 +92,9 @@ def save(
     dynamic_axes: dict[str, dict[int, str]],
     config: dict[str, Any],
 ) -> None:
-    """`name`.pt (to continue from with --init), `name`.onnx and `name`.json in args.out."""
+    """`name`.pt (to continue from with --init), `name`.onnx and `name`.json in args.out,
+    made if missing (a run of minutes must not be lost for want of a folder)."""
+    args.out.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.out / f"{name}.pt")
     path = args.out / f"{name}.onnx"
     model.eval()
