@@ -122,6 +122,28 @@ def test_a_die_first_read_late_is_dated_from_when_it_stopped() -> None:
     assert rest == [(4, 4 / FPS)]
 
 
+def test_a_die_found_seconds_after_it_stopped_is_dated_from_then() -> None:
+    """A still tray is read again for a missing die for seconds (vision/tray.py): a die found
+    only on such a reading lay where it lies since it stopped."""
+    clock = RestClock()
+    for frame in range(80):
+        x = 50 + 4 * min(frame, 4)
+        rest = clock.update((frame, frame / FPS), smoothed(tray([(x, 60)], 6, frame)),
+                            [box(x, 60)] if frame == 79 else [])
+    assert rest == [(4, 4 / FPS)]
+
+
+def test_a_die_drifting_slower_than_the_eye_sees_stays_at_rest() -> None:
+    """A pixel in four seconds (the physics' settling, a camera's thermal drift) is no move,
+    though it adds up to more than half a pixel over the seconds kept."""
+    clock = RestClock()
+    for frame in range(120):
+        x = 50 + frame / 120
+        rest = clock.update((frame, frame / FPS), smoothed(tray([(x, 60)], 4, frame)),
+                            [box(x, 60)])
+    assert rest == [(0, 0.0)]
+
+
 def test_changed_pixels_counts_visible_changes_where_asked() -> None:
     before = np.zeros((10, 10), np.uint8)
     after = before.copy()

@@ -30,7 +30,12 @@ BLUR_SIZE = 5  # the kernel's side: a third of the time of the full 11
 CHANGED_LEVEL = 12  # grey levels of the blurred image: a static die's noise stays under 8
 CHANGED_PIXELS = 8  # pixels over CHANGED_LEVEL: something moved
 LOOK_BACK = 2  # frames compared with the current one to see a die move
-HISTORY = 15  # frames kept to date a die read for the first time
+# Frames kept to date a die read for the first time: as long as a still tray is read again for
+# a die missing from it (vision/tray.py), so a die found only then is dated from its rest.
+HISTORY = 120
+# A die at rest has crept off once it lies half a pixel from where it lay this many frames
+# ago (or when it came to rest, if later): slower than that it is still, as the eye sees it.
+CREEP_FRAMES = 15
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
 NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
@@ -70,6 +75,7 @@ class RestClock:
 
     look_back: int = LOOK_BACK
     history: int = HISTORY
+    creep_frames: int = CREEP_FRAMES
     _frames: deque[tuple[Stamp, np.ndarray]] = field(init=False)
     _rested: list[tuple[Box, Stamp]] = field(default_factory=list, init=False)
 
@@ -109,9 +115,10 @@ class RestClock:
             # At rest for a frame or more: it stays so while it looks as it did then, up to
             # half a pixel's shift (a die leaning on another quivers by a fraction of a pixel).
             since = min(carried)
-            # the last frames, and the oldest kept since it came to rest: a creep adds up
+            # the last frames, and the oldest since it came to rest up to creep_frames back: a
+            # creep adds up
             references = [before for _, before in earlier[:self.look_back]]
-            settled = sum(stamp >= since for stamp, _ in earlier)  # the newest frames kept
+            settled = min(sum(stamp >= since for stamp, _ in earlier), self.creep_frames)
             if settled > self.look_back:
                 references.append(earlier[settled - 1][1])
             if any(moved_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS
