@@ -57,3 +57,44 @@ def test_a_region_too_wide_for_one_die_is_read_whole_and_enlarged() -> None:
     assert [d.box for d in found] == PAIR
     # The crop is the region and a margin, centred on it: not five times its width.
     assert reader.origins == [(82, 66)]
+
+
+class CloserLook:
+    """Stands in for the reader: over the large image, `first`; in a crop, `closer` (in the
+    image's pixels, moved into the crop's)."""
+
+    def __init__(self, first: list[DieReading], closer: list[DieReading]) -> None:
+        self.first, self.closer = first, closer
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        if image.shape[1] > 200:
+            return self.first
+        left, top = int(image[0, 0, 0]), int(image[0, 0, 1])
+        return [DieReading((d.box[0] - left, d.box[1] - top, *d.box[2:]), d.value, d.cocked,
+                           d.confidence) for d in self.closer]
+
+
+def coordinates_image() -> np.ndarray:
+    image = np.zeros((300, 400, 3), np.uint8)
+    ys, xs = np.mgrid[0:300, 0:400]
+    image[..., 0], image[..., 1] = xs.clip(0, 255), ys.clip(0, 255)
+    return image
+
+
+def test_a_box_framing_both_dice_is_replaced_by_the_two_found_in_it() -> None:
+    """Not too wide for one die where it stands, the pair's box is no die's reading once a
+    closer look finds two dice side by side in it."""
+    both = DieReading((100.0, 84.0, 32.0, 36.0), 2, False, 0.77)
+    pair = [DieReading(PAIR[0], 2, False, 0.97), DieReading(PAIR[1], None, True, 0.99)]
+    found = look_closer(CloserLook([both], pair), coordinates_image(), [both], [both.box])
+    assert [d.box for d in found] == PAIR
+    assert [d.cocked for d in found] == [False, True]
+
+
+def test_one_die_framed_twice_in_the_closer_look_stays_one() -> None:
+    """The closer look may frame a die's top face and the whole die apart: one die."""
+    die = DieReading((100.0, 100.0, 26.0, 28.0), 5, False, 0.99)
+    twice = [DieReading((100.0, 98.0, 20.0, 18.0), 5, False, 0.92),
+             DieReading((100.0, 106.0, 26.0, 26.0), 5, False, 0.62)]
+    found = look_closer(CloserLook([die], twice), coordinates_image(), [die], [die.box])
+    assert found == [die]

@@ -23,6 +23,7 @@ from vision.dice.rest import Box, overlap
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
 MIN_SIDE = 16.0  # pixels: a place smaller than a readable die is looked at as one
+SPLIT_APART = 0.7  # of a die's side: touching dice, one leaning on the other, lie further apart
 REGION_MARGIN = 1.25  # a region's crop: its box and a die's width around a die at its edge
 
 
@@ -37,7 +38,8 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
     the dice read, of something lying unread) and inside each of `regions` (boxes too wide
     for one die: the detector framed two dice, or a die and its surroundings, as one); all
     in `image`'s pixels. A die found again keeps its first reading: the whole view's is the
-    one the models were measured on."""
+    one the models were measured on; but a reading whose box the closer look finds two dice
+    in, apart, was of the pair framed as one, and gives way to them."""
     found = list(dice)
     height, width = image.shape[:2]
     crops = [(x + w / 2, y + h / 2, SPAN * max(w, h, MIN_SIDE)) for x, y, w, h in places]
@@ -47,12 +49,36 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         top = int(np.clip(centre_y - side / 2, 0, max(height - side, 0)))
         crop = image[top:top + int(side), left:left + int(side)]
         shifted = None if view is None else view.shifted(left, top)
-        for closer in reader.read(crop, shifted):
-            moved = replace(closer, box=_moved(closer.box, left, top),
-                            framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
-            if all(overlap(moved.box, other.box) <= SAME_DIE for other in found):
-                found.append(moved)
+        near = [replace(closer, box=_moved(closer.box, left, top),
+                        framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
+                for closer in reader.read(crop, shifted)]
+        found = _split(found, near)
+        found += [die for die in near if all(overlap(die.box, other.box) <= SAME_DIE
+                                             for other in found)]
     return found
+
+
+def _split(found: list[DieReading], near: Sequence[DieReading]) -> list[DieReading]:
+    """`found` with a reading whose box the closer look finds two dice in, apart from each
+    other, replaced by them: the pair was framed as one."""
+    kept = []
+    for die in found:
+        inside = [other for other in near if _centre_in(other.box, die.box)]
+        kept += inside if len(inside) == 2 and _apart(*inside) else [die]
+    return kept
+
+
+def _apart(a: DieReading, b: DieReading) -> bool:
+    """Two dice side by side, not one die framed twice (its top face, and the whole die):
+    centres at least SPLIT_APART of a die's side from each other."""
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a.box, b.box
+    distance = np.hypot(ax + aw / 2 - bx - bw / 2, ay + ah / 2 - by - bh / 2)
+    return bool(distance >= SPLIT_APART * max(aw, ah, bw, bh))
+
+
+def _centre_in(box: Box, outer: Box) -> bool:
+    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
+    return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
 
 
 def _moved(box: Box, dx: float, dy: float) -> Box:
