@@ -38,3 +38,37 @@ def test_an_export_unfolds_into_the_network_it_came_from(tmp_path: Path) -> None
                       (torch.zeros(1, 2, 48, 48),), str(path), opset_version=17, dynamo=False)
     with pytest.raises(ValueError, match="residual"):
         unfolded(path, sample)
+
+
+def test_the_detector_export_unfolds_into_the_network_it_came_from(tmp_path: Path) -> None:
+    from models.dice.from_onnx import unfolded_detector
+    from models.dice.nets import DiceDetector
+
+    torch.manual_seed(0)
+    trained = DiceDetector()
+    for module in trained.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.2, 0.2)
+    trained.eval()
+    path = tmp_path / "detector.onnx"
+    torch.onnx.export(trained, (torch.zeros(1, 3, 64, 64),), str(path), input_names=["image"],
+                      output_names=["maps"], dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}},
+                      opset_version=17, dynamo=False)
+    sample = torch.rand(16, 3, 64, 64)
+    model = unfolded_detector(path, sample)
+    with torch.no_grad():
+        expected = trained(sample)
+        assert torch.allclose(model.eval()(sample), expected, atol=1e-4)
+        assert torch.allclose(model.train()(sample), expected, atol=1e-3)
+    with pytest.raises(ValueError, match="DiceDetector"):
+        unfolded_detector(_classifier_export(tmp_path), sample)
+
+
+def _classifier_export(tmp_path: Path) -> Path:
+    path = tmp_path / "classifier.onnx"
+    torch.onnx.export(DieClassifier(8).eval(), (torch.zeros(1, 1, 48, 48),), str(path),
+                      opset_version=17, dynamo=False)
+    return path
