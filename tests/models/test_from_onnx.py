@@ -1,6 +1,9 @@
-"""A committed straight-down network's ONNX export turned back into weights to train on."""
+"""A committed network's ONNX export (straight-down networks, the detector) turned back into
+weights to train on."""
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -9,31 +12,42 @@ pytest.importorskip("onnx")
 
 import torch
 
-from models.dice.from_onnx import unfolded
-from models.dice.nets import DieClassifier
+from models.dice.from_onnx import unfolded, unfolded_detector
+from models.dice.nets import DiceDetector, DieClassifier
 
 
-def test_an_export_unfolds_into_the_network_it_came_from(tmp_path: Path) -> None:
-    torch.manual_seed(0)
-    trained = DieClassifier(2, channels=2)
-    for module in trained.modules():  # BatchNorms that have learnt something
+def learnt(model: torch.nn.Module) -> None:
+    """BatchNorms that have learnt something, in eval mode."""
+    for module in model.modules():
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
             module.weight.data.uniform_(0.5, 1.5)
             module.bias.data.uniform_(-0.2, 0.2)
-    trained.eval()
-    path = tmp_path / "cocked.onnx"
-    torch.onnx.export(trained, (torch.zeros(1, 2, 48, 48),), str(path), input_names=["crops"],
-                      output_names=["logits"], dynamic_axes={"crops": {0: "n"}},
-                      opset_version=17, dynamo=False)
-    sample = torch.randn(256, 2, 48, 48)
-    model = unfolded(path, sample)
+    model.eval()
+
+
+def assert_unfolds(trained: torch.nn.Module, unfold: Callable[[Path, torch.Tensor], Any],
+                   sample: torch.Tensor, path: Path, name: str) -> None:
+    """`trained`'s export, unfolded, computes what `trained` does on `sample`, in eval mode
+    and in train mode (each BatchNorm then normalises by the batch's statistics: the same)."""
+    dynamic = {0: "n", 2: "h", 3: "w"}
+    torch.onnx.export(trained, (sample[:1],), str(path), input_names=[name],
+                      dynamic_axes={name: dynamic}, opset_version=17, dynamo=False)
+    model = unfold(path, sample)
     with torch.no_grad():
         expected = trained(sample)
         assert torch.allclose(model.eval()(sample), expected, atol=1e-4)
-        # In train mode each BatchNorm normalises by this batch's statistics: the same ones.
         assert torch.allclose(model.train()(sample), expected, atol=1e-3)
+
+
+def test_an_export_unfolds_into_the_network_it_came_from(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    trained = DieClassifier(2, channels=2)
+    learnt(trained)
+    path = tmp_path / "cocked.onnx"
+    sample = torch.randn(256, 2, 48, 48)
+    assert_unfolds(trained, unfolded, sample, path, "crops")
     torch.onnx.export(DieClassifier(2, blocks=1, channels=2).eval(),
                       (torch.zeros(1, 2, 48, 48),), str(path), opset_version=17, dynamo=False)
     with pytest.raises(ValueError, match="residual"):
@@ -41,28 +55,11 @@ def test_an_export_unfolds_into_the_network_it_came_from(tmp_path: Path) -> None
 
 
 def test_the_detector_export_unfolds_into_the_network_it_came_from(tmp_path: Path) -> None:
-    from models.dice.from_onnx import unfolded_detector
-    from models.dice.nets import DiceDetector
-
     torch.manual_seed(0)
     trained = DiceDetector()
-    for module in trained.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.running_mean.uniform_(-0.5, 0.5)
-            module.running_var.uniform_(0.5, 2.0)
-            module.weight.data.uniform_(0.5, 1.5)
-            module.bias.data.uniform_(-0.2, 0.2)
-    trained.eval()
-    path = tmp_path / "detector.onnx"
-    torch.onnx.export(trained, (torch.zeros(1, 3, 64, 64),), str(path), input_names=["image"],
-                      output_names=["maps"], dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}},
-                      opset_version=17, dynamo=False)
+    learnt(trained)
     sample = torch.rand(16, 3, 64, 64)
-    model = unfolded_detector(path, sample)
-    with torch.no_grad():
-        expected = trained(sample)
-        assert torch.allclose(model.eval()(sample), expected, atol=1e-4)
-        assert torch.allclose(model.train()(sample), expected, atol=1e-3)
+    assert_unfolds(trained, unfolded_detector, sample, tmp_path / "detector.onnx", "image")
     with pytest.raises(ValueError, match="DiceDetector"):
         unfolded_detector(_classifier_export(tmp_path), sample)
 
