@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.reader import DieReading
-from vision.dice.rest import Box, overlap
+from vision.dice.rest import Box, centred_alike, overlap
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
@@ -70,10 +70,8 @@ def _split(found: list[DieReading], near: Sequence[DieReading]) -> list[DieReadi
 
 def _apart(a: DieReading, b: DieReading) -> bool:
     """Two dice side by side, not one die framed twice (its top face, and the whole die):
-    centres at least SPLIT_APART of a die's side from each other."""
-    (ax, ay, aw, ah), (bx, by, bw, bh) = a.box, b.box
-    distance = np.hypot(ax + aw / 2 - bx - bw / 2, ay + ah / 2 - by - bh / 2)
-    return bool(distance >= SPLIT_APART * max(aw, ah, bw, bh))
+    centres more than SPLIT_APART of a die's side from each other."""
+    return not centred_alike(a.box, b.box, SPLIT_APART)
 
 
 def _centre_in(box: Box, outer: Box) -> bool:

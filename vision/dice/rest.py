@@ -87,14 +87,17 @@ class RestClock:
         if self._frames and self._frames[-1][1].shape != image.shape:
             self._frames.clear()
         self._frames.append((stamp, image))
-        rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]])
+        earlier = list(self._frames)[-2::-1]  # the newest first
+        rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]], earlier)
                  for i, box in enumerate(boxes)]
         self._rested = list(zip(boxes, rests, strict=True))
         return rests
 
-    def _rest(self, box: Box, image: np.ndarray, others: Sequence[Box]) -> Stamp:
+    def _rest(self, box: Box, image: np.ndarray, others: Sequence[Box],
+              earlier: Sequence[tuple[Stamp, np.ndarray]]) -> Stamp:
         """`others`: the other dice's boxes. The die's surroundings are its own: the other die
-        rolling up beside it, or its shadow, moves none of it."""
+        rolling up beside it, or its shadow, moves none of it. `earlier`: the frames kept
+        before this one, the newest first."""
         left, top, right, bottom = _around(box, image.shape)
         mine = np.ones((bottom - top, right - left), bool)
         for other in others:
@@ -105,7 +108,6 @@ class RestClock:
              max(int(x) - left, 0):int(np.ceil(x + w)) - left] = True
         mask = None if mine.all() else mine
         now = image[top:bottom, left:right]
-        earlier = list(self._frames)[-2::-1]  # the newest first
         carried = [since for seen, since in self._rested if _same_place(seen, box)]
         # Moving is judged over the last few frames (a die creeping slower than that counts as
         # lying still); a die read here for the first time is dated as far back as it looks
@@ -118,7 +120,8 @@ class RestClock:
             # the last frames, and the oldest since it came to rest up to creep_frames back: a
             # creep adds up
             references = [before for _, before in earlier[:self.look_back]]
-            settled = min(sum(stamp >= since for stamp, _ in earlier), self.creep_frames)
+            # (the newest first: those since it came to rest lead)
+            settled = sum(stamp >= since for stamp, _ in earlier[:self.creep_frames])
             if settled > self.look_back:
                 references.append(earlier[settled - 1][1])
             if any(moved_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS
@@ -182,10 +185,11 @@ class SurestAtRest:
         return steady
 
 
-def centred_alike(a: Box, b: Box) -> bool:
-    """Centres within a fifth of a die of each other."""
+def centred_alike(a: Box, b: Box, share: float = 0.2) -> bool:
+    """Centres within `share` of a die (the larger box's longer side; a fifth unless told) of
+    each other."""
     distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
-    return bool(distance <= 0.2 * max(a[2], a[3], b[2], b[3]))
+    return bool(distance <= share * max(a[2], a[3], b[2], b[3]))
 
 
 def _same_place(a: Box, b: Box) -> bool:
