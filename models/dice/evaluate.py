@@ -34,7 +34,7 @@ from models.dice.data import (
     synthetic,
 )
 from referee.tracker import MIN_ROLL_CONFIDENCE
-from vision.dice.reader import DiceReader, DieReading
+from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader, DieReading
 
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
 SURE = MIN_ROLL_CONFIDENCE
@@ -247,16 +247,20 @@ def main() -> None:
     parser.add_argument("--only-games", action="store_true",
                         help="measure the game videos alone (a quick check while training)")
     args = parser.parse_args()
-    reader = DiceReader(args.models) if args.models else DiceReader()
+    model_dir = args.models or MODEL_DIR
+    # The photographs are read as `read-dice` reads them, the tray scenes and game videos as
+    # the tray camera reads its frames.
+    reader = DiceReader(model_dir)
+    photographs = DiceReader(model_dir, mirrors=PHOTOGRAPH_MIRRORS)
     if args.only_games:
         print(json.dumps(score_game(reader, args.game_test), indent=2))
         return
     train = rune55("train")
     held_out = drop_near_duplicates(rune55("test") + rune55("valid"), train)
     results: dict[str, dict[str, float | int]] = {
-        "rune55 test+valid without near-duplicates": score(reader, held_out),
+        "rune55 test+valid without near-duplicates": score(photographs, held_out),
         "desk-webcam (never trained on)": score(
-            reader, desk_webcam("Train") + desk_webcam("Valid")
+            photographs, desk_webcam("Train") + desk_webcam("Valid")
         ),
     }
     for directory in args.synthetic_test:

@@ -46,6 +46,17 @@ from vision.onnx import load_model
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "dice"
 SIZE_UNIT = 16.0  # the detector's size channels are log(size / SIZE_UNIT)
+# The mirror images the detector also looks at, by how many (axes of its (1, 3, rows,
+# columns) input): none, left-right, or left-right, up-down and both.
+MIRRORED_AXES: dict[int, tuple[tuple[int, ...], ...]] = {
+    0: (), 1: ((3,),), 3: ((3,), (2,), (2, 3))}
+# The map channel of the centre's offset within its cell along each input axis.
+OFFSET_CHANNEL = {3: 3, 2: 4}
+# A photograph is read once, with no later frame to confirm a die, so the detector looks at
+# it and its three mirror images (on held-out photographs: a third to a half fewer invented
+# dice, models/dice/README.md). The tray camera reads one look a frame: its dice are followed
+# over many frames, and four looks cost the decisions of the clips (models/dice/experiments.md).
+PHOTOGRAPH_MIRRORS = 3
 UNSURE_COCKED = 0.3  # a cocked probability within this of 0.5 gets a second look
 PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 3x3
 
@@ -93,7 +104,8 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarr
 
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
-                 detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9) -> None:
+                 detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9,
+                 mirrors: int = 0) -> None:
         self.detector = load_model(model_dir / "detector.onnx", threads)
         self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
@@ -128,11 +140,14 @@ class DiceReader:
             raise ValueError("turns must be 1 to 4 quarter turns")
         self.turns = turns
         self.sure = sure
+        if mirrors not in MIRRORED_AXES:
+            raise ValueError("mirrors must be 0, 1 or 3 mirrored looks")
+        self.mirrored_axes = MIRRORED_AXES[mirrors]
 
     def candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Die boxes (n, 4) as (x, y, w, h) in original pixels, with detector scores (n,)."""
         batch, scale = letterbox(image, self.input_size)
-        maps = self.detector.run(None, {"image": batch})[0][0]
+        maps = self._detector_maps(batch)
         # 1 / (1 + exp(-logit)) in place.
         heat = np.negative(maps[0])
         np.exp(heat, out=heat)
@@ -151,6 +166,22 @@ class DiceReader:
         cy = (ys + maps[4, ys, xs]) * stride
         boxes = np.stack([cx - width / 2, cy - height / 2, width, height], axis=1) / scale
         return suppress_duplicates(boxes.astype(np.float32), heat[ys, xs].astype(np.float32))
+
+    def _detector_maps(self, batch: np.ndarray) -> np.ndarray:
+        """The detector's maps (5, rows, columns), averaged over the frame and its mirror
+        images: a heatmap peak raised by one look alone (a keyboard key, a pip pattern on a
+        label) is weakened, and a die seen in every look stays. Each mirrored look's maps are
+        mirrored back, its centre offsets within a cell with them (an offset o at the mirrored
+        cell is 1 - o here)."""
+        maps: np.ndarray = self.detector.run(None, {"image": batch})[0][0]
+        for axes in self.mirrored_axes:
+            looked = self.detector.run(None, {"image": np.ascontiguousarray(np.flip(batch, axes))})
+            mirrored = np.flip(looked[0][0], tuple(axis - 1 for axis in axes))
+            for axis in axes:
+                channel = OFFSET_CHANNEL[axis]
+                mirrored[channel] = 1.0 - mirrored[channel]
+            maps = maps + mirrored
+        return maps / (1 + len(self.mirrored_axes)) if self.mirrored_axes else maps
 
     def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
         """Every die in a BGR frame; an empty list when there is none. `view`: how this
