@@ -150,7 +150,14 @@ class TrayCamera:
         events = self.watcher.update(frame, time, self._dice, motion, rests, unread)
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw = False
-        return events
+        return [self._in_frame(event) for event in events]
+
+    def _in_frame(self, event: DiceEvent) -> DiceEvent:
+        """The event with its die's box in the frame's pixels, not the crop's."""
+        if event.box is None:
+            return event
+        x, y, w, h = event.box
+        return replace(event, box=(x + self.box[0], y + self.box[1], w, h))
 
     def _read_missing(self, frame: int, time: float, crop: np.ndarray) -> None:
         """Read the still tray again for a die missing from it: only a die found apart from

@@ -13,7 +13,9 @@ cocked in the tray, 5.4.33, or stopped in the box, 5.4.32), the count cancelled 
 or moved on), the throw void, the roll read with its values (or read again as changed, when a
 die moved after a first reading). A decision is right when the pipeline emits it within
 TOLERANCE frames of the truth, with the same rule or values; a decision the truth does not
-have is extra, and a void in a clip with no true void is false.
+have is extra, and a void in a clip with no true void is false. A count started on a die the
+truth has lying flat in the tray (its event's box on it), or on no die at all, reports no
+true count however well it is timed: it is listed apart, as a count on the wrong die.
 """
 
 from __future__ import annotations
@@ -210,6 +212,7 @@ class ClipScore:
     nearest: list[int | None]
     extra: list[dict[str, Any]] = field(default_factory=list)
     false_voids: int = 0
+    wrong_die: list[dict[str, Any]] = field(default_factory=list)  # counts on a flat die
 
     @property
     def right(self) -> int:
@@ -220,14 +223,18 @@ class ClipScore:
                                "seen_frame": m, "right": m is not None, "nearest_offset": n}
                               for d, m, n in zip(self.decisions, self.matched, self.nearest,
                                                  strict=True)],
-                "extra": self.extra, "false_voids": self.false_voids}
+                "extra": self.extra, "false_voids": self.false_voids,
+                "counts_on_the_wrong_die": self.wrong_die}
 
 
 def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
-               tolerance: int = TOLERANCE) -> ClipScore:
-    """`truth`: events.json's events; `seen`: the pipeline's events (DiceEvent.to_json)."""
+               tolerance: int = TOLERANCE,
+               states: Sequence[dict[str, Any]] | None = None) -> ClipScore:
+    """`truth`: events.json's events; `seen`: the pipeline's events (DiceEvent.to_json);
+    `states`: states.jsonl's frames, to see which die each count is for."""
     wanted = decisions(truth)
-    candidates = [e for e in seen if e["event"] in DECISIONS]
+    wrong_die = [e for e in seen if states is not None and _on_the_wrong_die(e, states)]
+    candidates = [e for e in seen if e["event"] in DECISIONS and e not in wrong_die]
     used: set[int] = set()
     matched: list[int | None] = []
     nearest: list[int | None] = []
@@ -245,7 +252,27 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
     extra = [e for i, e in enumerate(candidates) if i not in used]
     truly_void = any(d.event == "throw_void" for d in wanted)
     false_voids = 0 if truly_void else sum(e["event"] == "throw_void" for e in extra)
-    return ClipScore(wanted, matched, nearest, extra, false_voids)
+    return ClipScore(wanted, matched, nearest, extra, false_voids, wrong_die)
+
+
+def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -> bool:
+    """Whether a count's start names a die (its box) that the truth has lying flat in the
+    tray when the count starts, or where no die in sight lies at all."""
+    if event["event"] not in START.values() or "box" not in event:
+        return False
+    from vision.dice.rest import overlap
+
+    x, y, w, h = event["box"]
+    centre = (x + w / 2, y + h / 2)
+    frame = states[min(int(event["frame"]), len(states) - 1)]
+    under = [(overlap(event["box"], die["box"]), die) for die in frame["dice"]
+             if die["visible_px"] >= HIDDEN_PX and die["box"] is not None]
+    under = [(share, die) for share, die in under if share > 0 or (
+        die["box"][0] <= centre[0] <= die["box"][0] + die["box"][2]
+        and die["box"][1] <= centre[1] <= die["box"][1] + die["box"][3])]
+    if not under:
+        return True
+    return bool(max(under, key=lambda pair: pair[0])[1]["state"] == "at_rest")
 
 
 def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
@@ -260,13 +287,15 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
     # throw when it should.
     voids = [n for c in scores for d, n in zip(c.decisions, c.nearest, strict=True)
              if d.event == "throw_void"]
-    return {"clips": len(scores), "clips_all_right": sum(c.right == len(c.decisions)
-                                                         and not c.extra for c in scores),
+    return {"clips": len(scores), "clips_all_right": sum(
+                c.right == len(c.decisions) and not c.extra and not c.wrong_die
+                for c in scores),
             "right": sum(right.values()), "decisions": sum(total.values()),
             "by_event": {k: {"right": right[k], "of": total[k]} for k in sorted(total)},
             "voids_on_time_any_rule": {"right": sum(n is not None and abs(n) <= TOLERANCE
                                                     for n in voids), "of": len(voids)},
             "false_voids": sum(c.false_voids for c in scores),
+            "counts_on_the_wrong_die": sum(len(c.wrong_die) for c in scores),
             "extra": dict(Counter(e["event"] for c in scores for e in c.extra))}
 
 
@@ -333,12 +362,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         seen = run_clip(folder, reader, not args.no_view)
         states = [json.loads(line) for line in
                   (folder / "states.jsonl").read_text(encoding="utf-8").splitlines()]
-        result = score_clip(observable(summary["events"], states), seen)
+        result = score_clip(observable(summary["events"], states), seen, states=states)
         by_scenario.setdefault(summary["scenario"], []).append(result)
         clips.append({"clip": str(folder), "scenario": summary["scenario"],
                       "seed": summary["seed"], **result.to_json(), "seen": seen})
         print(f"{folder}: {result.right}/{len(result.decisions)} right, "
-              f"{len(result.extra)} extra, {result.false_voids} false voids", file=sys.stderr)
+              f"{len(result.extra)} extra, {result.false_voids} false voids, "
+              f"{len(result.wrong_die)} counts on the wrong die", file=sys.stderr)
     report: dict[str, Any] = {
         "tolerance_frames": TOLERANCE, "fps": FPS, "view": not args.no_view,
         # Which networks read: the cocked one only with a view, and where it is present.
@@ -352,7 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     for name, figures in [*report["scenarios"].items(), ("total", report["total"])]:
         print(f"{name}: {figures['right']}/{figures['decisions']} decisions right, "
-              f"false voids {figures['false_voids']}, extra {figures['extra']}")
+              f"false voids {figures['false_voids']}, counts on the wrong die "
+              f"{figures['counts_on_the_wrong_die']}, extra {figures['extra']}")
     return 0
 
 

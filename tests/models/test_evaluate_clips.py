@@ -160,3 +160,25 @@ def test_a_void_without_a_true_one_is_false() -> None:
     assert figures["clips_all_right"] == 1
     assert figures["extra"] == {"die_cocked": 1, "throw_void": 1}
     assert figures["by_event"] == {"settled": {"right": 1, "of": 2}}
+
+
+def test_a_count_on_a_die_lying_flat_is_no_true_count() -> None:
+    # A die cocked against the other, which lies flat: counted on the cocked one the start is
+    # right; counted on the flat one (its box), on time, it is not, nor on the bare floor.
+    truth = [{"event": "at_rest", "die": 0, "frame": 0, "value": 5},
+             {"event": "cocked", "die": 1, "frame": 5}]
+    frame = {"dice": [{"state": "at_rest", "box": [248, 336, 21, 21], "visible_px": 420},
+                      {"state": "cocked", "box": [249, 311, 20, 25], "visible_px": 480}]}
+    lying = [frame] * 100
+    void = seen("throw_void", 95, rule="5.4.33")
+    on_cocked = score_clip(truth, [seen("die_cocked", 5, box=[250, 312, 19, 23]), void],
+                           states=lying)
+    assert on_cocked.right == 2 and not on_cocked.wrong_die
+    for box in ([248, 330, 20, 21], [100, 100, 20, 20]):
+        wrong = score_clip(truth, [seen("die_cocked", 5, box=box), void], states=lying)
+        assert wrong.right == 1 and len(wrong.wrong_die) == 1 and not wrong.extra
+        assert summarise([wrong])["counts_on_the_wrong_die"] == 1
+        assert summarise([wrong])["clips_all_right"] == 0
+    # Without the frames' states, or a box, a count is judged by its time alone.
+    assert score_clip(truth, [seen("die_cocked", 5, box=[248, 330, 20, 21]), void]).right == 2
+    assert score_clip(truth, [seen("die_cocked", 5), void], states=lying).right == 2

@@ -47,6 +47,10 @@ def test_a_die_cocked_for_three_seconds_voids_the_throw() -> None:
     assert cocked.frame == 14  # the count starts when the die came to rest
     assert void.rule == "5.4.33"
     assert void.frame - cocked.frame == pytest.approx(3 * FPS, abs=2)
+    # Both name the die, for the judges to see which: the cocked one, not the 5.
+    assert cocked.box == void.box == (400, 300, 40, 40)
+    assert cocked.to_json()["box"] == [400, 300, 40, 40]
+    assert "box" not in events[0].to_json()
 
 
 def test_a_cocked_die_that_falls_cancels_the_count_and_the_roll_is_read() -> None:

@@ -398,3 +398,19 @@ def test_the_zones_sort_readings_and_place_them_on_the_framers_box() -> None:
                              framed_box=(40.0, 52.0, 16.0, 16.0))
     assert zones.describe(at_the_exit) == {"in_box": False}
     assert zones.describe(DieReading(at_the_exit.box, 1, False, 0.9)) == {"in_box": True}
+
+
+def test_a_count_names_its_die_in_the_frames_pixels() -> None:
+    # The zones lie 30 pixels right of and 20 below the frame's corner: the dice are read in
+    # their crop, and the count and the void name the die where it lies in the frame.
+    offset = np.array([30, 20], np.float32)
+    camera = TrayCamera(DiceZones(TRAY + offset, BOX + offset), BrightDice(), (200, 150))
+    events = []
+    for index in range(110):
+        image = np.full((150, 200, 3), 40, np.uint8)
+        if index >= 10:
+            image[40:56, 70:86] = 230  # a die stopped in the box from frame 10
+        events += camera.observe(index, index / 30, image)
+    counted = [e for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert [e.kind for e in counted] == [Kind.IN_BOX, Kind.VOID]
+    assert all(e.box == (70.0, 40.0, 16.0, 16.0) for e in counted)

@@ -61,6 +61,10 @@ class DiceEvent:
     confidence: float = 1.0
     rule: str | None = None
     detail: str = ""
+    # The die a count is for, and the one whose count voids the throw (x, y, w, h pixels):
+    # which die the judges are shown. None for every other event, and for a die counted
+    # unseen in the box.
+    box: Box | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"event": self.kind.value, "frame": self.frame,
@@ -72,6 +76,8 @@ class DiceEvent:
             data["rule"] = self.rule
         if self.detail:
             data["detail"] = self.detail
+        if self.box is not None:
+            data["box"] = [round(value, 1) for value in self.box]
         return data
 
 
@@ -209,20 +215,20 @@ class DiceWatcher:
                 return [self._cancel(*moved_at, "the die moved"),
                         self._start(min(counts, key=lambda c: c[0]))]
         if counts:
-            since, reason, why, _ = min(counts, key=lambda c: c[0])
+            since, reason, why, box = min(counts, key=lambda c: c[0])
             if time - since[1] < VOID_AFTER_SECONDS:
                 return []
             if since == counted[0]:
                 # The die the count started for, read again (framed with its neighbour, say):
                 # the void cites what was seen when the count started.
-                _, reason, why, _ = counted
+                _, reason, why, box = counted
             self._count = self._roll = self._roll_rest = None
             self._announced = True
             # Dated, as the count is, by the frame that shows it: 3 s after the die came to
             # rest, though a surer reading showed the count only later.
             frame, time = _after(since, (frame, time), VOID_AFTER_SECONDS)
             return [DiceEvent(Kind.VOID, frame, time, rule=_rule(reason),
-                              detail=f"{why} for 3 seconds")]
+                              detail=f"{why} for 3 seconds", box=box)]
         if any(r not in at_rest for r in seen):
             if counted[1] is not Kind.COCKED:
                 return [self._cancel(frame, time, "the die moved")]
@@ -237,9 +243,9 @@ class DiceWatcher:
 
     def _start(self, count: Count) -> DiceEvent:
         self._count, self._count_moved = count, None
-        since, reason, why, _ = count
+        since, reason, why, box = count
         return DiceEvent(reason, since[0], since[1], rule=_rule(reason),
-                         detail=f"{why}: 3-second count started")
+                         detail=f"{why}: 3-second count started", box=box)
 
     def _read_roll(self, frame: int, time: float, seen: Sequence[_Resting],
                    at_rest: Sequence[_Resting]) -> list[DiceEvent]:
