@@ -414,3 +414,4 @@ def test_a_count_names_its_die_in_the_frames_pixels() -> None:
     counted = [e for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)]
     assert [e.kind for e in counted] == [Kind.IN_BOX, Kind.VOID]
     assert all(e.box == (70.0, 40.0, 16.0, 16.0) for e in counted)
+    assert all(type(v) is float for e in counted for v in e.to_json()["box"])  # plain JSON

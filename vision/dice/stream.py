@@ -77,7 +77,7 @@ class DiceEvent:
         if self.detail:
             data["detail"] = self.detail
         if self.box is not None:
-            data["box"] = [round(value, 1) for value in self.box]
+            data["box"] = [round(float(value), 1) for value in self.box]
         return data
 
 
