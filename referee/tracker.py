@@ -192,13 +192,15 @@ class GameTracker:
         f, t = event.frame, event.time
         turn = self.turn
         player = {"player": self.mover.value} if self.mover else {}
+        # Which die a count is for, in the tray camera's pixels, for the judges to see.
+        die = {"die_box": event.to_json()["box"]} if event.box is not None else {}
         if event.kind in (Kind.COCKED, Kind.IN_BOX):
             reason = "cocked" if event.kind is Kind.COCKED else "in_box"
             return [RefereeEvent("count_start", f, t,
-                                 {**player, "rule": event.rule, "reason": reason})]
+                                 {**player, "rule": event.rule, "reason": reason, **die})]
         if event.kind is Kind.VOID:
             self.turn, self._premature = None, None  # the same player throws again
-            return [RefereeEvent("throw_void", f, t, {**player, "rule": event.rule})]
+            return [RefereeEvent("throw_void", f, t, {**player, "rule": event.rule, **die})]
         if event.kind is Kind.CANCELLED:
             return [RefereeEvent("count_cancelled", f, t, player)]
         if event.kind is Kind.ROLL_READ and turn is not None and turn.stage is Stage.THROWN:

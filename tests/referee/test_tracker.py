@@ -43,9 +43,10 @@ class Table:
         self.frame += 1
 
     def dice(self, kind: Kind, values: tuple[int, ...] = (), confidence: float = 0.99,
-             rule: str | None = None) -> None:
+             rule: str | None = None, box: tuple[float, float, float, float] | None = None
+             ) -> None:
         self.step(dice=(DiceEvent(kind, self.frame, self.frame / FPS, values, confidence,
-                                  rule),))
+                                  rule, box=box),))
 
     def throw(self, values: tuple[int, int], confidence: float = 0.99) -> None:
         self.dice(Kind.ROLLING)
@@ -225,13 +226,16 @@ def test_a_cocked_die_for_three_seconds_voids_the_throw_and_the_same_player_thro
     table = long_table()
     table.dice(Kind.ROLLING)
     table.wait(10)
-    table.dice(Kind.COCKED, rule="5.4.33")
+    table.dice(Kind.COCKED, rule="5.4.33", box=(310.0, 52.5, 24.0, 26.0))
     table.wait(89)
-    table.dice(Kind.VOID, rule="5.4.33")
+    table.dice(Kind.VOID, rule="5.4.33", box=(310.0, 52.5, 24.0, 26.0))
     table.wait(20)
     table.throw((6, 5))
     assert table.kinds()[:3] == ["throw_start", "count_start", "throw_void"]
     assert table.named("roll")[0].fields["player"] == "white"
+    # The judges see which die was counted.
+    for name in ("count_start", "throw_void"):
+        assert table.named(name)[0].fields["die_box"] == [310.0, 52.5, 24.0, 26.0]
 
 
 def test_a_doubtful_roll_is_reread_from_the_board_instead_of_flagging() -> None:
