@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.dice.closer import SAME_DIE, DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.reader import DieReading
+from vision.dice.reader import DiceReader, DieReading
 from vision.dice.rest import (
     CHANGED_PIXELS,
     Box,
@@ -89,6 +89,12 @@ class TrayCamera:
         self._zones = self.zones.shifted(*self.box[:2])
         self.view = self._zones.view
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
+        # A still tray read again for a missing die is read harder: the detector also looks
+        # at its mirror images and proposes a die any look sees (a die dark in the box or in
+        # a wall's shadow, weak in the one look). Another reader (a test's) reads as it reads.
+        self._search: DiceReading = (self.dice_reader.looking_harder()
+                                     if isinstance(self.dice_reader, DiceReader)
+                                     else self.dice_reader)
 
     @property
     def dice(self) -> list[DieReading]:
@@ -164,7 +170,7 @@ class TrayCamera:
         those held is taken, the readings of the dice held stand."""
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
-        read, _ = self._zones.sort(self.dice_reader.read(crop, self.view))
+        read, _ = self._zones.sort(self._search.read(crop, self.view))
         found = [die for die in read if die.presence >= self.watcher.min_presence
                  and all(overlap(die.box, held.box) <= SAME_DIE for held in self._dice)]
         if found:

@@ -178,6 +178,34 @@ def test_the_mirrored_looks_are_mirrored_back_onto_the_frame(mirrors: int) -> No
         DiceReader(mirrors=2)
 
 
+class LeftHalfSpot(BrightestSpot):
+    """BrightestSpot that sees the spot only in the left half of its input: a die that one
+    look sees and its mirror images do not (dark in a wall's shadow, say)."""
+
+    def run(self, _: None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        maps = super().run(_, feeds)[0]
+        maps[0, 0, :, maps.shape[3] // 2:] = -6.0
+        return [maps]
+
+
+def test_looking_harder_proposes_a_die_that_any_look_sees() -> None:
+    image = np.zeros((240, 320, 3), np.uint8)
+    image[57, 101] = 255  # in the left half: the first look and the up-down mirror see it
+    readers = {"one look": DiceReader(), "averaged": DiceReader(mirrors=3)}
+    readers["harder"] = readers["one look"].looking_harder()
+    for reader in readers.values():
+        reader.detector = LeftHalfSpot()  # type: ignore[assignment]
+    found = {name: len(reader.candidates(image)[0]) for name, reader in readers.items()}
+    assert found == {"one look": 1, "averaged": 0, "harder": 1}
+    # The spot on the right: no one look of the frame sees it, but a mirrored one does.
+    image = np.ascontiguousarray(image[:, ::-1])
+    found = {name: len(reader.candidates(image)[0]) for name, reader in readers.items()}
+    assert found == {"one look": 0, "averaged": 0, "harder": 1}
+    # The harder reader shares the networks and leaves the one it came from as it was.
+    assert readers["harder"].classifier is readers["one look"].classifier
+    assert not readers["one look"].mirrored_axes and not readers["one look"].any_look
+
+
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_looking_at_a_photograph_mirrored_invents_fewer_dice() -> None:
     # Desk-webcam, never trained on: keyboard keys raise a heatmap peak in one look and not

@@ -415,3 +415,16 @@ def test_a_count_names_its_die_in_the_frames_pixels() -> None:
     assert [e.kind for e in counted] == [Kind.IN_BOX, Kind.VOID]
     assert all(e.box == (70.0, 40.0, 16.0, 16.0) for e in counted)
     assert all(type(v) is float for e in counted for v in e.to_json()["box"])  # plain JSON
+
+
+def test_a_still_tray_is_read_harder_for_a_missing_die() -> None:
+    # The dice reader's harder self reads the still tray again for a missing die (its
+    # detector looking at the mirror images too); a stand-in reader reads as it reads.
+    from vision.dice.reader import DiceReader
+
+    reader = DiceReader()
+    camera = TrayCamera(DiceZones(TRAY, BOX), reader, (160, 120))
+    assert isinstance(camera._search, DiceReader) and camera._search is not reader
+    assert camera._search.any_look and len(camera._search.mirrored_axes) == 3
+    stand_in = BrightDice()
+    assert TrayCamera(DiceZones(TRAY, BOX), stand_in, (160, 120))._search is stand_in

@@ -22,6 +22,7 @@ label frames it (models/dice/framer.md).
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +106,11 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarr
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
                  detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9,
-                 mirrors: int = 0) -> None:
+                 mirrors: int = 0, any_look: bool = False) -> None:
+        """`mirrors`: mirror images the detector also looks at (0, 1 or 3), its maps averaged
+        over the looks; `any_look`: a die is proposed where any look sees one (the highest
+        heat of the looks, the sizes and offsets still averaged), to look harder for a die
+        known to be missing."""
         self.detector = load_model(model_dir / "detector.onnx", threads)
         self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
@@ -143,6 +148,16 @@ class DiceReader:
         if mirrors not in MIRRORED_AXES:
             raise ValueError("mirrors must be 0, 1 or 3 mirrored looks")
         self.mirrored_axes = MIRRORED_AXES[mirrors]
+        self.any_look = any_look
+
+    def looking_harder(self) -> DiceReader:
+        """This reader, its networks shared, with the detector looking at the three mirror
+        images too and proposing a die any look sees: for a still tray read again for a
+        die of the throw missing from it (vision/tray.py), where the classifier judges
+        each proposal as ever."""
+        harder = copy.copy(self)
+        harder.mirrored_axes, harder.any_look = MIRRORED_AXES[3], True
+        return harder
 
     def candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Die boxes (n, 4) as (x, y, w, h) in original pixels, with detector scores (n,)."""
@@ -174,6 +189,9 @@ class DiceReader:
         mirrored back, its centre offsets within a cell with them (an offset o at the mirrored
         cell is 1 - o here)."""
         maps: np.ndarray = self.detector.run(None, {"image": batch})[0][0]
+        if not self.mirrored_axes:
+            return maps
+        peak = maps[0].copy()
         for axes in self.mirrored_axes:
             looked = self.detector.run(None, {"image": np.ascontiguousarray(np.flip(batch, axes))})
             mirrored = np.flip(looked[0][0], tuple(axis - 1 for axis in axes))
@@ -181,7 +199,11 @@ class DiceReader:
                 channel = OFFSET_CHANNEL[axis]
                 mirrored[channel] = 1.0 - mirrored[channel]
             maps = maps + mirrored
-        return maps / (1 + len(self.mirrored_axes)) if self.mirrored_axes else maps
+            np.maximum(peak, mirrored[0], out=peak)
+        maps /= 1 + len(self.mirrored_axes)
+        if self.any_look:
+            maps[0] = peak
+        return maps
 
     def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
         """Every die in a BGR frame; an empty list when there is none. `view`: how this
