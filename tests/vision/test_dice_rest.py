@@ -87,28 +87,6 @@ def test_a_die_rests_while_the_other_rolls_up_beside_it() -> None:
     assert rests[0][0] == 0 and rests[1][0] == 9
 
 
-def test_a_die_at_rest_is_not_moved_by_a_neighbour_rolling_into_its_box() -> None:
-    # Read framed loosely, as the detector frames a die beside another, the first die's box
-    # reaches into where the second rolls up and stops against it.
-    clock = RestClock()
-    for frame in range(12):
-        x = max(120 - 8 * frame, 71)
-        rests = clock.update((frame, frame / FPS), smoothed(tray([(50, 60), (x, 62)], 4, frame)),
-                             [(48.0, 58.0, 30.0, 26.0), (x - 2.0, 60.0, 24.0, 24.0)])
-    assert rests[0][0] == 0 and rests[1][0] == 7
-
-
-def test_a_second_box_on_a_die_that_just_came_is_not_dated_by_the_empty_floor() -> None:
-    # Two boxes on a die rolling in, one loose around it and one half on the floor beside
-    # it: both are of a die seen moving now, not of the floor lying still since frame 0.
-    clock = RestClock()
-    for frame in range(12):
-        x = 40 + 8 * frame
-        dice = [(x - 4.0, 56.0, 28.0, 28.0), (x + 14.0, 58.0, 24.0, 22.0)] if frame == 11 else []
-        rests = clock.update((frame, frame / FPS), smoothed(tray([(x, 60)], 4, frame)), dice)
-    assert [rest[0] for rest in rests] == [11, 11]
-
-
 def test_a_die_read_again_framed_differently_keeps_its_rest() -> None:
     clock = RestClock()
     for frame in range(10):

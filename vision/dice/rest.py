@@ -4,8 +4,7 @@ A die's 3-second count runs from the moment it comes to rest (5.4.32, 5.4.33), s
 is measured per die, at full resolution: a cocked die settling by a fraction of a millimetre
 a frame, or one die still rolling while the other has stopped in the box, would otherwise
 date the count frames late or early. Each die's surroundings in the current frame, less the
-other dice's (one rolling up beside it moves nothing of this one; once it is at rest, nor
-one rolling into the corner of its box they share), are compared with the last
+other dice's (one rolling up beside it moves nothing of this one), are compared with the last
 few frames (not only the previous one: a slow creep adds up), after a blur that averages out
 sensor noise but keeps a sub-pixel shift of the die's edges. A die that has lain still for a
 frame stays at rest while it looks as it did then, and as over the last frames, up to a shift
@@ -104,20 +103,12 @@ class RestClock:
         for other in others:
             x0, y0, x1, y1 = _around(other, image.shape)
             mine[max(y0 - top, 0):max(y1 - top, 0), max(x0 - left, 0):max(x1 - left, 0)] = False
-        x0, y0, x1, y1 = _box_pixels(box, left, top)
-        mine[y0:y1, x0:x1] = True
-        carried = [since for seen, since in self._rested if _same_place(seen, box)]
-        if carried:
-            # A die already at rest is not moved by a neighbour rolling up against it into
-            # the corner of its box they share. (A die seen for the first time keeps that
-            # corner: a second box on one die would otherwise date it by the empty floor.)
-            for other in others:
-                x0, y0, x1, y1 = _box_pixels(other, left, top)
-                mine[y0:y1, x0:x1] = False
-            if not mine.any():
-                mine[:] = True
+        x, y, w, h = box
+        mine[max(int(y) - top, 0):int(np.ceil(y + h)) - top,
+             max(int(x) - left, 0):int(np.ceil(x + w)) - left] = True
         mask = None if mine.all() else mine
         now = image[top:bottom, left:right]
+        carried = [since for seen, since in self._rested if _same_place(seen, box)]
         # Moving is judged over the last few frames (a die creeping slower than that counts as
         # lying still); a die read here for the first time is dated as far back as it looks
         # the same (one just framed apart from its neighbour, say).
@@ -144,13 +135,6 @@ class RestClock:
                 return rest
             rest = stamp
         return min([rest, *carried])
-
-
-def _box_pixels(box: Box, left: int, top: int) -> tuple[int, int, int, int]:
-    """A box's pixels as slice bounds in a crop whose corner is (left, top)."""
-    x, y, w, h = box
-    return (max(int(x) - left, 0), max(int(y) - top, 0),
-            max(int(np.ceil(x + w)) - left, 0), max(int(np.ceil(y + h)) - top, 0))
 
 
 def _around(box: Box, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
