@@ -275,3 +275,22 @@ def test_a_long_wait_with_one_die_read_does_not_outvote_the_roll() -> None:
         (alone, [0], 0.0) if f < 300 else (both, [0, 300], 0.0)), unread=None)
     roll = [e for e in events if e.kind is Kind.ROLL_READ]
     assert [e.values for e in roll] == [(4, 6)] and roll[0].frame == 300
+
+
+def test_of_two_touching_dice_read_cocked_the_surer_is_counted() -> None:
+    # A die leans on another that lies flat from frame 5; the leaning one comes to rest at
+    # frame 12. Both read cocked (the flat one's crop shows the other's tilt beside it),
+    # the flat one less surely: the count runs for the leaning one, from its rest.
+    flat = DieReading((300, 300, 40, 40), None, True, 0.6)
+    leaning = DieReading((338, 296, 40, 46), None, True, 0.9)
+    events = run_rests(DiceWatcher(), 130, lambda f: (
+        [flat, leaning], [min(f, 5), min(f, 12)], 0.05 if f < 12 else 0.0))
+    counts = [e for e in events if e.kind in (Kind.COCKED, Kind.VOID)]
+    assert [(e.kind, e.frame, e.box) for e in counts] == [
+        (Kind.COCKED, 12, leaning.box), (Kind.VOID, 102, leaning.box)]
+    # Two dice cocked apart, each against a wall: both stand cocked; the first counts.
+    apart = DieReading((500, 300, 40, 46), None, True, 0.9)
+    events = run_rests(DiceWatcher(), 130, lambda f: (
+        [flat, apart], [min(f, 5), min(f, 12)], 0.05 if f < 12 else 0.0))
+    assert [(e.kind, e.frame, e.box) for e in events if e.kind is Kind.COCKED] == [
+        (Kind.COCKED, 5, flat.box)]

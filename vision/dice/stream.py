@@ -32,6 +32,7 @@ VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
 # Readings voted on at most: a die left unread for minutes would otherwise grow the vote, and
 # the count over it, every frame.
 VOTES_KEPT = 30
+TOUCHING = 1.3  # dice whose centres lie within this many dice of each other touch
 
 
 class Kind(enum.Enum):
@@ -141,7 +142,8 @@ class DiceWatcher:
         self._last = (frame, time)
         if rests is None:
             rests = [self._still_since or (frame, time)] * len(dice)
-        read = [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)]
+        read = _one_leaning_per_pair(
+            [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)])
         # Faint readings are a hand's knuckle or a shadow far more often than a die; a die read
         # with doubt about its face or tilt alone is seen (it may start a count).
         seen = [r for r in read if r.die.presence >= self.min_presence]
@@ -297,6 +299,18 @@ class DiceWatcher:
         self._rolling, self._most_out = False, 0
         self._votes.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
+
+
+def _one_leaning_per_pair(read: list[_Resting]) -> list[_Resting]:
+    """Of two touching dice both read cocked, the one read less surely so is taken for the
+    die the other leans on, lying flat: the crop of a die with another leaning on it shows
+    that one's tilt beside it, and two dice leaning on each other are rare. The count runs
+    for the surer one (a flat die counted in its place would void a good throw)."""
+    cocked = [r for r in read if r.reason is Kind.COCKED]
+    support = {id(min(a, b, key=lambda r: r.die.confidence))
+               for i, a in enumerate(cocked) for b in cocked[i + 1:]
+               if centred_alike(a.die.box, b.die.box, TOUCHING)}
+    return [_Resting(r.die, r.since, None) if id(r) in support else r for r in read]
 
 
 def _continues(count: Count, counted: Count) -> bool:
