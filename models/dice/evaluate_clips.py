@@ -260,16 +260,13 @@ def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -
     tray when the count starts, or where no die in sight lies at all."""
     if event["event"] not in START.values() or "box" not in event:
         return False
-    from vision.dice.rest import overlap
+    from vision.dice.rest import centre_in, overlap
 
-    x, y, w, h = event["box"]
-    centre = (x + w / 2, y + h / 2)
     frame = states[min(int(event["frame"]), len(states) - 1)]
     under = [(overlap(event["box"], die["box"]), die) for die in frame["dice"]
              if die["visible_px"] >= HIDDEN_PX and die["box"] is not None]
-    under = [(share, die) for share, die in under if share > 0 or (
-        die["box"][0] <= centre[0] <= die["box"][0] + die["box"][2]
-        and die["box"][1] <= centre[1] <= die["box"][1] + die["box"][3])]
+    under = [(share, die) for share, die in under
+             if share > 0 or centre_in(event["box"], die["box"])]
     if not under:
         return True
     return bool(max(under, key=lambda pair: pair[0])[1]["state"] == "at_rest")

@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.reader import DieReading
-from vision.dice.rest import Box, centred_alike, overlap
+from vision.dice.rest import Box, centre_in, centred_alike, overlap
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
@@ -63,7 +63,7 @@ def _split(found: list[DieReading], near: Sequence[DieReading]) -> list[DieReadi
     other, replaced by them: the pair was framed as one."""
     kept = []
     for die in found:
-        inside = [other for other in near if _centre_in(other.box, die.box)]
+        inside = [other for other in near if centre_in(other.box, die.box)]
         kept += inside if len(inside) == 2 and _apart(*inside) else [die]
     return kept
 
@@ -72,11 +72,6 @@ def _apart(a: DieReading, b: DieReading) -> bool:
     """Two dice side by side, not one die framed twice (its top face, and the whole die):
     centres more than SPLIT_APART of a die's side from each other."""
     return not centred_alike(a.box, b.box, SPLIT_APART)
-
-
-def _centre_in(box: Box, outer: Box) -> bool:
-    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
-    return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
 
 
 def _moved(box: Box, dx: float, dy: float) -> Box:

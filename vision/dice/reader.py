@@ -187,11 +187,11 @@ class DiceReader:
         images: a heatmap peak raised by one look alone (a keyboard key, a pip pattern on a
         label) is weakened, and a die seen in every look stays. Each mirrored look's maps are
         mirrored back, its centre offsets within a cell with them (an offset o at the mirrored
-        cell is 1 - o here)."""
+        cell is 1 - o here). With `any_look` the heat is instead the highest of the looks'."""
         maps: np.ndarray = self.detector.run(None, {"image": batch})[0][0]
         if not self.mirrored_axes:
             return maps
-        peak = maps[0].copy()
+        peak = maps[0].copy() if self.any_look else None
         for axes in self.mirrored_axes:
             looked = self.detector.run(None, {"image": np.ascontiguousarray(np.flip(batch, axes))})
             mirrored = np.flip(looked[0][0], tuple(axis - 1 for axis in axes))
@@ -199,9 +199,10 @@ class DiceReader:
                 channel = OFFSET_CHANNEL[axis]
                 mirrored[channel] = 1.0 - mirrored[channel]
             maps = maps + mirrored
-            np.maximum(peak, mirrored[0], out=peak)
+            if peak is not None:
+                np.maximum(peak, mirrored[0], out=peak)
         maps /= 1 + len(self.mirrored_axes)
-        if self.any_look:
+        if peak is not None:
             maps[0] = peak
         return maps
 

@@ -192,6 +192,12 @@ def centred_alike(a: Box, b: Box, share: float = 0.2) -> bool:
     return bool(distance <= share * max(a[2], a[3], b[2], b[3]))
 
 
+def centre_in(box: Box, outer: Box) -> bool:
+    """Whether `box`'s centre lies inside `outer`."""
+    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
+    return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
+
+
 def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
