@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.dice.closer import SAME_DIE, DiceReading, look_closer
+from vision.dice.closer import SAME_DIE, SPLIT_APART, DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DiceReader, DieReading
 from vision.dice.rest import (
@@ -29,6 +29,7 @@ from vision.dice.rest import (
     Box,
     RestClock,
     SurestAtRest,
+    centred_alike,
     changed_pixels,
     overlap,
     smoothed,
@@ -88,6 +89,10 @@ class TrayCamera:
         # The dice are read in the crop of the zones: the zones and the view move with it.
         self._zones = self.zones.shifted(*self.box[:2])
         self.view = self._zones.view
+        # The box's inside, read enlarged when a still tray is read again for a missing die:
+        # at the whole view's scale a die dark against the box's side can go unseen.
+        (left, top), (right, bottom) = self._zones.box.min(0), self._zones.box.max(0)
+        self._box_region: Box = (float(left), float(top), float(right - left), float(bottom - top))
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
         # A still tray read again for a missing die is read harder: the detector also looks
         # at its mirror images and proposes a die any look sees (a die dark in the box or in
@@ -166,13 +171,22 @@ class TrayCamera:
         return replace(event, box=(x + self.box[0], y + self.box[1], w, h))
 
     def _read_missing(self, frame: int, time: float, crop: np.ndarray) -> None:
-        """Read the still tray again for a die missing from it: only a die found apart from
-        those held is taken, the readings of the dice held stand."""
+        """Read the still tray again, and the box's inside enlarged, for a die missing from
+        it: only a die found apart from those held is taken, the surest first, the readings of
+        the dice held stand. Apart means more than overlapping little: a die's top face and
+        its front face, framed apart, lie closer than two dice side by side."""
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
-        read, _ = self._zones.sort(self._search.read(crop, self.view))
-        found = [die for die in read if die.presence >= self.watcher.min_presence
-                 and all(overlap(die.box, held.box) <= SAME_DIE for held in self._dice)]
+        read = self._search.read(crop, self.view)
+        read += look_closer(self._search, crop, [], [], self.view, [self._box_region])
+        read, _ = self._zones.sort(read)
+        found: list[DieReading] = []
+        for die in sorted(read, key=lambda die: -die.presence):
+            if (die.presence >= self.watcher.min_presence
+                    and all(overlap(die.box, other.box) <= SAME_DIE
+                            and not centred_alike(die.box, other.box, SPLIT_APART)
+                            for other in [*self._dice, *found])):
+                found.append(die)
         if found:
             self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]
             self._read_at = (frame, time)

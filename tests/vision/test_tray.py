@@ -93,8 +93,9 @@ def test_a_still_tray_with_a_die_missing_is_read_again_for_a_while() -> None:
     tray = TrayCamera(DiceZones(TRAY, BOX), reader, (160, 120))
     for index in range(200):  # a still tray, one die in view: the other may be found yet
         tray.observe(index, index / 30, frame_with_die(70))
-    # the tray, a closer look around the die, then every 5th frame for 4 seconds
-    assert reader.calls == 2 + 120 // 5
+    # the tray, a closer look around the die, then every 5th frame for 4 seconds the tray
+    # and the box
+    assert reader.calls == 2 + 2 * (120 // 5)
 
 
 class FoundOnTheThirdLook(BrightDice):
@@ -428,3 +429,63 @@ def test_a_still_tray_is_read_harder_for_a_missing_die() -> None:
     assert camera._search.any_look and len(camera._search.mirrored_axes) == 3
     stand_in = BrightDice()
     assert TrayCamera(DiceZones(TRAY, BOX), stand_in, (160, 120))._search is stand_in
+
+
+SMALL_BOX = np.array([[0, 0], [60, 0], [60, 40], [0, 40]], np.float32)
+BELOW_BOX = np.array([[0, 41], [160, 41], [160, 120], [0, 120]], np.float32)
+
+
+class MissesTheBoxDieInTheWholeView(BrightDice):
+    """Reads as BrightDice, but misses a die in the box (above row 40) in a picture 100
+    pixels wide or more: at the whole view's scale the detector misses a die dark in the box,
+    a crop of the box enlarged finds it."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        return dice if image.shape[1] < 100 else [d for d in dice if d.box[1] >= 40]
+
+
+def test_a_die_the_whole_view_misses_in_the_box_is_found_in_the_box_read_closer() -> None:
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 10:
+            image[10:26, 10:26] = 230  # stopped in the box at frame 10
+        if index >= 20:  # the other slides into the tray and stops at frame 30
+            x = min(20 + 5 * (index - 20), 70)
+            image[80:96, x:x + 16] = 230
+
+    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), MissesTheBoxDieInTheWholeView(),
+                        (160, 120))
+    events = [e for e in observed(camera, 160, paint) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert [e.kind for e in events] == [Kind.IN_BOX, Kind.VOID]
+    # dated from the die's own stop, not from the throw looking over at frame 30
+    assert events[0].frame == 10 and events[0].box == (10.0, 10.0, 16.0, 16.0)
+
+
+class ReadsTheDieTwiceWhenSearching(BrightDice):
+    """Reads as BrightDice, and on the whole view's readings after the second (the empty
+    tray's, the die's) also reads the die a second time, framed 10 pixels lower (its top
+    face and its front face apart)."""
+
+    def __init__(self) -> None:
+        self.whole = 0
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        if image.shape[:2] != (120, 160):
+            return dice
+        self.whole += 1
+        if self.whole < 3:
+            return dice
+        return dice + [replace(d, box=(d.box[0], d.box[1] + 10, d.box[2], d.box[3]), value=2)
+                       for d in dice]
+
+
+def test_a_die_read_twice_when_searching_is_not_taken_for_the_missing_one() -> None:
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 10:
+            image[60:76, 70:86] = 230
+
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), ReadsTheDieTwiceWhenSearching(),
+                                 (160, 120)), 60, paint)
+    kinds = [e.kind for e in events]
+    assert Kind.ROLL_READ not in kinds and Kind.IN_BOX in kinds
