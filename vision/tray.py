@@ -90,7 +90,8 @@ class TrayCamera:
         self._zones = self.zones.shifted(*self.box[:2])
         self.view = self._zones.view
         # The box's inside, read enlarged when a still tray is read again for a missing die:
-        # at the whole view's scale a die dark against the box's side can go unseen.
+        # at the whole view's scale a die dark against the box's side can go unseen. Enlarged,
+        # one look finds it (the harder reader's four would cost a fifth more a frame).
         (left, top), (right, bottom) = self._zones.box.min(0), self._zones.box.max(0)
         self._box_region: Box = (float(left), float(top), float(right - left), float(bottom - top))
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
@@ -178,7 +179,7 @@ class TrayCamera:
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
         read = self._search.read(crop, self.view)
-        read += look_closer(self._search, crop, [], [], self.view, [self._box_region])
+        read += look_closer(self.dice_reader, crop, [], [], self.view, [self._box_region])
         read, _ = self._zones.sort(read)
         found: list[DieReading] = []
         for die in sorted(read, key=lambda die: -die.presence):
