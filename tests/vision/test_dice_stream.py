@@ -205,6 +205,19 @@ def test_a_die_not_out_of_the_box_is_counted_once_the_throw_is_over() -> None:
                 if e.kind is not Kind.ROLLING]
 
 
+def test_a_die_out_of_sight_is_given_a_second_to_come_out_before_it_is_counted() -> None:
+    # One die out and at rest from frame 20, the tray still from 24; the other, rolling on
+    # out of sight in the box, comes out at frame 50 and stops at frame 60.
+    def seen(frame: int) -> tuple[list[DieReading], list[int], float]:
+        if frame < 50:
+            return [die(5)], [min(frame, 20)], 0.05 if frame < 25 else 0.0
+        return [die(5), die(2, 400)], [20, min(frame, 60)], 0.05 if frame < 60 else 0.0
+
+    events = run_rests(DiceWatcher(), 130, seen)
+    assert [(e.kind, e.values) for e in events if e.kind is not Kind.ROLLING] == [
+        (Kind.ROLL_READ, (2, 5))]
+
+
 def test_a_die_seen_out_is_not_counted_in_the_box_when_it_is_lost_later() -> None:
     # Both dice read while rolling; at rest the reader loses one (a black die on black).
     events = run_rests(DiceWatcher(), 130, lambda f: (

@@ -105,6 +105,9 @@ class DiceWatcher:
     dice_per_throw: int = 2
     still_below: float = 0.002  # motion under this share of pixels is "still"
     rest_seconds: float = 0.2  # still this long: the die is at rest
+    # A die out of sight may still be rolling in the box: the tray is still this long before
+    # it is counted as not out of the box (dated all the same from when the tray stopped).
+    unseen_seconds: float = 1.0
     vote_frames: int = 3  # frames read at rest before announcing the roll
     min_presence: float = 0.35  # less surely a die: a faint reading, no count nor roll of its own
     _still_since: tuple[int, float] | None = None
@@ -188,7 +191,7 @@ class DiceWatcher:
         counts: list[Count] = [(r.since, r.reason, WHY[r.reason], r.die.box)
                                for r in at_rest if r.reason is not None]
         still = self._still_since
-        tray_at_rest = still is not None and time - still[1] >= self.rest_seconds
+        tray_at_rest = still is not None and time - still[1] >= self.unseen_seconds
         missing = lying is not None and lying < self.dice_per_throw
         if missing and len(at_rest) == len(seen) and tray_at_rest:
             assert still is not None
