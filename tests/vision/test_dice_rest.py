@@ -87,6 +87,20 @@ def test_a_die_rests_while_the_other_rolls_up_beside_it() -> None:
     assert rests[0][0] == 0 and rests[1][0] == 9
 
 
+def test_a_die_is_dated_again_once_the_die_beside_it_unread_is_read() -> None:
+    clock = RestClock()
+    for frame in range(14):
+        # The other die rolls up beside the first and stops at frame 10, inside the margin
+        # the first's surroundings are watched in; unread while it rolls, its arrival counts
+        # as the first's move. Read from frame 11 on, it is no part of the first's
+        # surroundings: the first has lain still since frame 0 all the same.
+        rolling = (max(112 - 6 * frame, 52), 92)
+        boxes = [box(30, 90)] + ([box(*rolling)] if frame >= 11 else [])
+        rests = clock.update((frame, frame / FPS), smoothed(tray([(30, 90), rolling], 4, frame)),
+                             boxes)
+    assert rests[0][0] == 0 and rests[1][0] == 10
+
+
 def test_a_die_read_again_framed_differently_keeps_its_rest() -> None:
     clock = RestClock()
     for frame in range(10):

@@ -110,8 +110,10 @@ class RestClock:
         now = image[top:bottom, left:right]
         carried = [since for seen, since in self._rested if _same_place(seen, box)]
         # Moving is judged over the last few frames (a die creeping slower than that counts as
-        # lying still); a die read here for the first time is dated as far back as it looks
-        # the same (one just framed apart from its neighbour, say).
+        # lying still); a die read here for the first time, or moving up to the last frame, is
+        # dated as far back as its surroundings, less the other dice's as read now, look the
+        # same (one just framed apart from its neighbour, say, or one the other die, unread
+        # while it rolled up beside it, seemed to move).
         rest = self._frames[-1][0]
         if len(earlier) > 1 and carried and min(carried) < earlier[0][0]:
             # At rest for a frame or more: it stays so while it looks as it did then, up to
@@ -128,9 +130,7 @@ class RestClock:
                    for before in references):
                 return rest
             return since
-        for back, (stamp, before) in enumerate(earlier, 1):
-            if back > self.look_back and carried:
-                return min([rest, *carried])
+        for stamp, before in earlier:
             if changed_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS:
                 return rest
             rest = stamp
