@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.dice.closer import SAME_DIE, SPLIT_APART, DiceReading, look_closer
+from vision.dice.closer import SAME_DIE, DiceReading, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DiceReader, DieReading
 from vision.dice.rest import (
@@ -29,7 +29,6 @@ from vision.dice.rest import (
     Box,
     RestClock,
     SurestAtRest,
-    centred_alike,
     changed_pixels,
     overlap,
     smoothed,
@@ -174,8 +173,7 @@ class TrayCamera:
     def _read_missing(self, frame: int, time: float, crop: np.ndarray) -> None:
         """Read the still tray again, and the box's inside enlarged, for a die missing from
         it: only a die found apart from those held is taken, the surest first, the readings of
-        the dice held stand. Apart means more than overlapping little: a die's top face and
-        its front face, framed apart, lie closer than two dice side by side."""
+        the dice held stand."""
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
         read = self._search.read(crop, self.view)
@@ -185,7 +183,6 @@ class TrayCamera:
         for die in sorted(read, key=lambda die: -die.presence):
             if (die.presence >= self.watcher.min_presence
                     and all(overlap(die.box, other.box) <= SAME_DIE
-                            and not centred_alike(die.box, other.box, SPLIT_APART)
                             for other in [*self._dice, *found])):
                 found.append(die)
         if found:
