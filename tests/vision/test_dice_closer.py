@@ -59,6 +59,22 @@ def test_a_region_too_wide_for_one_die_is_read_whole_and_enlarged() -> None:
     assert reader.origins == [(82, 66)]
 
 
+def test_a_region_smaller_than_a_die_is_read_as_big_as_one() -> None:
+    # A calibration's box zone drawn as a point: its crop is a die's, not an empty picture.
+    class Sizes:
+        def __init__(self) -> None:
+            self.shapes: list[tuple[int, ...]] = []
+
+        def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+            self.shapes.append(image.shape)
+            return []
+
+    reader = Sizes()
+    assert look_closer(reader, np.zeros((300, 400, 3), np.uint8), [], [],
+                       regions=[(50.0, 50.0, 0.0, 0.0)]) == []
+    assert reader.shapes == [(20, 20, 3)]
+
+
 class CloserLook:
     """Stands in for the reader: over the large image, `first`; in a crop, `closer` (in the
     image's pixels, moved into the crop's)."""

@@ -43,7 +43,8 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
     found = list(dice)
     height, width = image.shape[:2]
     crops = [(x + w / 2, y + h / 2, SPAN * max(w, h, MIN_SIDE)) for x, y, w, h in places]
-    crops += [(x + w / 2, y + h / 2, REGION_MARGIN * max(w, h)) for x, y, w, h in regions]
+    crops += [(x + w / 2, y + h / 2, REGION_MARGIN * max(w, h, MIN_SIDE))
+              for x, y, w, h in regions]
     for centre_x, centre_y, side in crops:
         left = int(np.clip(centre_x - side / 2, 0, max(width - side, 0)))
         top = int(np.clip(centre_y - side / 2, 0, max(height - side, 0)))
