@@ -6,9 +6,11 @@ a frame, or one die still rolling while the other has stopped in the box, would 
 date the count frames late or early. Each die's surroundings in the current frame, less the
 other dice's (one rolling up beside it moves nothing of this one), are compared with the last
 few frames (not only the previous one: a slow creep adds up), after a blur that averages out
-sensor noise but keeps a sub-pixel shift of the die's edges. A die that has lain still for a
-frame stays at rest while it looks as it did then, and as over the last frames, up to a shift
-of half a pixel: a die leaning on another may quiver by less without moving.
+sensor noise but keeps a sub-pixel shift of the die's edges; only changes centred on the die
+count (the other die rolling past unread changes its margin from outside). A die that has
+lain still for a frame stays at rest while it looks as it did then, and as over the last
+frames, up to a shift of half a pixel: a die leaning on another may quiver by less without
+moving.
 """
 
 from __future__ import annotations
@@ -47,25 +49,44 @@ def smoothed(image: np.ndarray) -> np.ndarray:
                             BLUR_SIGMA)
 
 
-def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None) -> int:
-    """How many pixels (in `mask`, if given) of two `smoothed` images differ visibly."""
+def changed_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None,
+                   on: Box | None = None) -> int:
+    """How many pixels (in `mask`, if given) of two `smoothed` images differ visibly; with
+    `on` (a box in their pixels), only those of the changes centred on it."""
     changed = cv2.absdiff(before, after) > CHANGED_LEVEL
     if mask is not None:
         changed &= mask  # a quarter of the time of indexing by the mask
-    return int(np.count_nonzero(changed))
+    return _count(changed, on)
 
 
-def moved_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None) -> int:
+def _count(changed: np.ndarray, on: Box | None) -> int:
+    """The changed pixels, or with `on` those of the changes (8-connected) whose centre lies
+    in that box: a die's own move changes its edges all round it; another thing moving past
+    it changes pixels centred elsewhere."""
+    total = int(np.count_nonzero(changed))
+    if on is None or total == 0:
+        return total
+    _, _, stats, centres = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+    x, y, w, h = on
+    inside = ((centres[:, 0] >= x) & (centres[:, 0] <= x + w)
+              & (centres[:, 1] >= y) & (centres[:, 1] <= y + h))
+    inside[0] = False  # the unchanged background
+    return int(stats[inside, cv2.CC_STAT_AREA].sum())
+
+
+def moved_pixels(before: np.ndarray, after: np.ndarray, mask: np.ndarray | None = None,
+                 on: Box | None = None) -> int:
     """How many pixels (in `mask`, if given) of two `smoothed` images differ by more than a
     shift of half a pixel explains: `after` outside the range of `before` moved half a pixel
     any way. Moved so, a pixel becomes the mean of itself and a neighbour, so the range runs
-    from the mean with its darkest neighbour to the mean with its brightest."""
+    from the mean with its darkest neighbour to the mean with its brightest. With `on`, only
+    the moves centred on that box count."""
     high = cv2.addWeighted(before, 0.5, cv2.dilate(before, NEIGHBOURS), 0.5, 0.0)
     low = cv2.addWeighted(before, 0.5, cv2.erode(before, NEIGHBOURS), 0.5, 0.0)
     moved = (cv2.subtract(after, high) > CHANGED_LEVEL) | (cv2.subtract(low, after) > CHANGED_LEVEL)
     if mask is not None:
         moved &= mask
-    return int(np.count_nonzero(moved))
+    return _count(moved, on)
 
 
 @dataclass
@@ -108,6 +129,9 @@ class RestClock:
              max(int(x) - left, 0):int(np.ceil(x + w)) - left] = True
         mask = None if mine.all() else mine
         now = image[top:bottom, left:right]
+        # Only changes centred on the die are its own: the other die rolling past unread, or
+        # between its readings out of its box, changes the margin from outside.
+        on = (x - left, y - top, w, h)
         carried = [since for seen, since in self._rested if _same_place(seen, box)]
         # Moving is judged over the last few frames (a die creeping slower than that counts as
         # lying still); a die read here for the first time, or moving up to the last frame, is
@@ -126,12 +150,12 @@ class RestClock:
             settled = sum(stamp >= since for stamp, _ in earlier[:self.creep_frames])
             if settled > self.look_back:
                 references.append(earlier[settled - 1][1])
-            if any(moved_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS
+            if any(moved_pixels(before[top:bottom, left:right], now, mask, on) >= CHANGED_PIXELS
                    for before in references):
                 return rest
             return since
         for stamp, before in earlier:
-            if changed_pixels(before[top:bottom, left:right], now, mask) >= CHANGED_PIXELS:
+            if changed_pixels(before[top:bottom, left:right], now, mask, on) >= CHANGED_PIXELS:
                 return rest
             rest = stamp
         return min([rest, *carried])
