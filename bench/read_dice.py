@@ -33,13 +33,20 @@ PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)],
         6: [(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)]}
 
 
+def draw_die(frame: np.ndarray, x: int, y: int, face: int, side: int = 50) -> None:
+    """A white die showing `face`, its top-left corner at (x, y), `side` pixels wide."""
+    cv2.rectangle(frame, (x, y), (x + side, y + side), (235, 235, 235), -1)
+    margin, spacing, radius = round(0.24 * side), round(0.26 * side), round(0.08 * side)
+    for column, row in PIPS[face]:
+        cv2.circle(frame, (x + margin + spacing * column, y + margin + spacing * row), radius,
+                   (20, 20, 20), -1)
+
+
 def drawn_frame(rng: np.random.Generator) -> np.ndarray:
     frame = np.full((480, 640, 3), (60, 90, 40), np.uint8)
     for _ in range(2):
         x, y = int(rng.integers(100, 500)), int(rng.integers(100, 380))
-        cv2.rectangle(frame, (x, y), (x + 50, y + 50), (235, 235, 235), -1)
-        for column, row in PIPS[int(rng.integers(1, 7))]:
-            cv2.circle(frame, (x + 12 + 13 * column, y + 12 + 13 * row), 4, (20, 20, 20), -1)
+        draw_die(frame, x, y, int(rng.integers(1, 7)))
     return frame
 
 

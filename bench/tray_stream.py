@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.machine import processor
-from bench.read_dice import PIPS
+from bench.read_dice import draw_die
 from vision.cli import read_image
 from vision.dice.reader import DiceReader
 from vision.dice.zones import DiceZones
@@ -55,9 +55,7 @@ def drawn_throw(seed: int, dice: int, frames: int = 120) -> list[np.ndarray]:
                 y = round(150 + share * (ends[die][1] - 150))
             else:
                 x, y = 330, 60
-            cv2.rectangle(frame, (x, y), (x + 40, y + 40), (235, 235, 235), -1)
-            for column, row in PIPS[faces[die]]:
-                cv2.circle(frame, (x + 10 + 10 * column, y + 10 + 10 * row), 3, (20, 20, 20), -1)
+            draw_die(frame, x, y, faces[die], side=40)
         sequence.append(frame)
     return sequence
 
