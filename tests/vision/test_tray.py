@@ -337,6 +337,15 @@ def test_a_die_standing_at_the_trays_far_wall_is_in_the_zones() -> None:
     assert not zones.holds((10.0, 20.0, 16.0, 16.0))  # off to the side, level with the box
 
 
+def test_a_thing_just_past_the_trays_far_corner_is_not_in_the_zones() -> None:
+    # The tray seen corner first (clip 79209): the box's base shows past the far corner, read
+    # as a cocked die whose foot lies 0.4 of its size off the tray.
+    tray = np.array([[80, 60], [150, 90], [80, 120], [10, 90]], np.float32)
+    zones = DiceZones(tray, np.array([[110, 0], [150, 0], [150, 30], [110, 30]], np.float32))
+    assert not zones.holds((70.0, 37.0, 20.0, 20.0))  # foot 8 px past the corner
+    assert zones.holds((70.0, 41.0, 20.0, 20.0))  # 4 px past it: a die leaning there
+
+
 class FramesThePairAsOne(BrightDice):
     """Reads as BrightDice in a closer look; over the whole tray it frames the two dice, far
     apart, in one box and calls it cocked (the detector taking two dice and the floor between
