@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.dice.closer import SAME_DIE, DiceReading, look_closer
+from vision.dice.closer import DiceReading, look_closer, one_die
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DiceReader, DieReading
 from vision.dice.rest import (
@@ -30,7 +30,6 @@ from vision.dice.rest import (
     RestClock,
     SurestAtRest,
     changed_pixels,
-    overlap,
     smoothed,
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
@@ -182,8 +181,7 @@ class TrayCamera:
         found: list[DieReading] = []
         for die in sorted(read, key=lambda die: -die.presence):
             if (die.presence >= self.watcher.min_presence
-                    and all(overlap(die.box, other.box) <= SAME_DIE
-                            for other in [*self._dice, *found])):
+                    and not any(one_die(die, other) for other in [*self._dice, *found])):
                 found.append(die)
         if found:
             self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]

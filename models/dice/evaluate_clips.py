@@ -260,7 +260,8 @@ def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -
     tray when the count starts, or where no die in sight lies at all."""
     if event["event"] not in START.values() or "box" not in event:
         return False
-    from vision.dice.rest import centre_in, overlap
+    from vision.dice.reader import overlap
+    from vision.dice.rest import centre_in
 
     frame = states[min(int(event["frame"]), len(states) - 1)]
     under = [(overlap(event["box"], die["box"]), die) for die in frame["dice"]

@@ -35,8 +35,7 @@ from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
 from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
-from vision.dice.reader import DiceReader
-from vision.dice.rest import overlap
+from vision.dice.reader import DiceReader, overlap
 
 CLASSES = ["flat", "cocked"]
 VALUE_CLASSES = ["cocked", "1", "2", "3", "4", "5", "6"]  # --values: the label is the class

@@ -35,7 +35,7 @@ from models.dice.train_cocked import (
 )
 from models.dice.training import map_jobs, save, seeded, training_parser
 from vision.dice.preprocess import FRAMER_SIZE, FRAMER_SPAN, crop_square, framing_target
-from vision.dice.rest import overlap
+from vision.dice.reader import overlap
 
 Crops = tuple[np.ndarray, np.ndarray, np.ndarray]
 # The answer's parts weighed alike in the loss: offsets are a few hundredths of the crop's

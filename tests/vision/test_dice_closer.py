@@ -86,8 +86,14 @@ class CloserLook:
         if image.shape[1] > 200:
             return self.first
         left, top = int(image[0, 0, 0]), int(image[0, 0, 1])
-        return [DieReading((d.box[0] - left, d.box[1] - top, *d.box[2:]), d.value, d.cocked,
-                           d.confidence) for d in self.closer]
+        return [DieReading(moved(d.box, -left, -top), d.value, d.cocked, d.confidence,
+                           framed_box=d.framed_box and moved(d.framed_box, -left, -top))
+                for d in self.closer]
+
+
+def moved(box: tuple[float, float, float, float], dx: float,
+          dy: float) -> tuple[float, float, float, float]:
+    return box[0] + dx, box[1] + dy, box[2], box[3]
 
 
 def coordinates_image() -> np.ndarray:
@@ -114,3 +120,19 @@ def test_one_die_framed_twice_in_the_closer_look_stays_one() -> None:
              DieReading((100.0, 106.0, 26.0, 26.0), 5, False, 0.62)]
     found = look_closer(CloserLook([die], twice), coordinates_image(), [die], [die.box])
     assert found == [die]
+
+
+def test_a_die_the_framer_puts_both_looks_on_stays_one() -> None:
+    """Clip 77307: the whole view frames a die's front face, the closer look its top face;
+    the boxes barely overlap (0.05), the framer puts both on the die (0.5)."""
+    die = (94.6, 133.2, 20.2, 20.5)
+    front = DieReading((96.1, 138.3, 21.2, 19.4), 1, False, 0.81, framed_box=die)
+    top = DieReading((94.8, 126.7, 18.0, 14.6), 1, False, 0.93,
+                     framed_box=(93.6, 127.1, 20.2, 20.3))
+    found = look_closer(CloserLook([front], [top]), coordinates_image(), [front], [front.box])
+    assert found == [front]
+    # A die leaning on it is framed apart: both stay.
+    leaning = DieReading((112.0, 120.0, 22.0, 24.0), None, True, 0.9,
+                         framed_box=(113.0, 121.0, 22.0, 24.0))
+    found = look_closer(CloserLook([front], [leaning]), coordinates_image(), [front], [front.box])
+    assert found == [front, leaning]

@@ -384,6 +384,37 @@ def test_the_straight_down_networks_read_the_die_where_the_framer_puts_it(
     assert reader.read(np.zeros((480, 640, 3), np.uint8))[0].framed_box is None
 
 
+def test_a_die_the_framer_puts_two_boxes_on_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from calibration.tray_view import TrayView
+    from vision.dice.preprocess import framing_target
+
+    reader = DiceReader()
+    view = TrayView(np.array([[600.0, 0, 320], [0, 600, 240], [0, 0, 1]]),
+                    np.array([0.0, -0.6, -0.8]))
+    # A die's top face and its front face detected apart (boxes overlapping by 0.24), and a
+    # die leaning on it from the right, framed apart from it.
+    detected = np.array([[300.0, 196, 24, 20], [298, 208, 26, 20], [324, 200, 26, 28]],
+                        np.float32)
+    dice = np.array([[299.0, 198, 26, 28], [299, 199, 26, 28], [322, 200, 28, 28]])
+
+    class Framer:
+        def run(self, names: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+            targets = [framing_target(box, die) for box, die in zip(detected, dice, strict=True)]
+            return [np.stack(targets)]
+
+    monkeypatch.setattr(reader, "framer", Framer())
+    monkeypatch.setattr(reader, "candidates",
+                        lambda image: (detected, np.array([0.4, 0.9, 0.9])))
+    four = np.zeros(len(reader.classes))
+    four[reader.classes.index("4")] = 1.0
+    monkeypatch.setattr(reader, "_classify", lambda crops: np.tile(four, (len(crops), 1)))
+    monkeypatch.setattr(reader, "_straight_down", lambda grey, boxes, view: (
+        np.zeros(len(boxes)), None))
+    read = reader.read(np.zeros((480, 640, 3), np.uint8), view)
+    # The surer box of the die read twice stays, and the die leaning on it.
+    assert [r.box for r in read] == [tuple(detected[1]), tuple(detected[2])]
+
+
 @pytest.mark.parametrize(("network", "complaint"), [
     ("faces", "must read the cocked network's crops"),
     ("framer", "must read vision/dice/preprocess.py's crops"),

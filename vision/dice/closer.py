@@ -17,8 +17,8 @@ from typing import Protocol
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import DieReading
-from vision.dice.rest import Box, centre_in, centred_alike, overlap
+from vision.dice.reader import DieReading, framed_alike, overlap
+from vision.dice.rest import Box, centre_in, centred_alike
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
@@ -54,9 +54,14 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
                         framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
                 for closer in reader.read(crop, shifted)]
         found = _split(found, near)
-        found += [die for die in near if all(overlap(die.box, other.box) <= SAME_DIE
-                                             for other in found)]
+        found += [die for die in near if not any(one_die(die, other) for other in found)]
     return found
+
+
+def one_die(a: DieReading, b: DieReading) -> bool:
+    """Whether two readings from different looks are of one die: boxes overlapping, or the
+    framer putting both on it (its top face framed in one look, its front face in another)."""
+    return overlap(a.box, b.box) > SAME_DIE or framed_alike(a, b)
 
 
 def _split(found: list[DieReading], near: Sequence[DieReading]) -> list[DieReading]:

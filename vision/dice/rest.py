@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.dice.reader import DieReading
+from vision.dice.reader import DieReading, overlap
 
 Box = tuple[float, float, float, float]  # x, y, w, h
 Stamp = tuple[int, float]  # frame index, time in seconds
@@ -226,11 +226,3 @@ def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
     return centred_alike(a, b) or overlap(a, b) >= SAME_OVERLAP
-
-
-def overlap(a: Box, b: Box) -> float:
-    """Intersection over union of two boxes."""
-    across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    both = across * down
-    return both / max(a[2] * a[3] + b[2] * b[3] - both, 1e-9)
