@@ -389,6 +389,13 @@ def test_the_tray_size_says_how_wide_a_die_can_look_where_it_lies() -> None:
     assert not zones.too_wide((25.0, 90.0, 110.0, 20.0))  # near: 110 px are 34 mm
     assert zones.too_wide((25.0, 5.0, 110.0, 10.0))  # far: 69 mm
     assert not DiceZones(tray, BOX).too_wide((0.0, 0.0, 160.0, 120.0))  # no size, no limit
+    # A reading narrower than a die can look is part of one (a pip, a face framed apart).
+    pip, die = (70.0, 88.0, 20.0, 16.0), (60.0, 84.0, 40.0, 20.0)  # 6.6 and 13 mm near
+    assert zones.too_narrow(pip) and not zones.too_narrow(die)
+    assert [d.box for d in zones.sort([DieReading(b, 1, False, 0.9) for b in (pip, die)])[0]] \
+        == [die]
+    assert not zones.too_narrow((70.0, 30.0, 8.0, 8.0))  # in the box: a sliver may be a die
+    assert not DiceZones(tray, BOX).too_narrow(pip)
     round_trip = DiceZones.from_json(zones.to_json())
     assert round_trip.tray_mm == (50.0, 50.0)
     with pytest.raises(ValueError, match="tray_mm"):
