@@ -22,11 +22,11 @@ from vision.dice.rest import Box
 # die: the detector can frame two dice, or a die with its shadow, as one.
 MAX_DIE_WIDTH_MM = 60.0
 # The narrowest box one die can have in the tray: a die's box at its foot spans at least its
-# edge, 12 mm on the smallest dice in play. A narrower reading is part of a die (a pip, its
-# front face framed apart) that a closer look proposed beside the die's own reading: over
-# the MuJoCo clips 117 of the 118 readings in the tray under 10 mm wide had another reading
-# of their die. Inside the box the tray floor's scale does not hold, and a die there may
-# show only a sliver: it is not judged there.
+# edge, 13 mm on the smallest dice the scenes draw (13-19 mm, synth/dice/generate.py). A
+# narrower reading is part of a die (a pip, its front face framed apart) that a closer look
+# proposed beside the die's own reading: over the MuJoCo clips 117 of the 118 readings in
+# the tray under 10 mm wide had another reading of their die. Inside the box the tray
+# floor's scale does not hold, and a die there may show only a sliver: not judged there.
 MIN_DIE_WIDTH_MM = 10.0
 # How far outside the zones a die's foot may be read, in dice: a die leaning on the tray's
 # far wall stands a little above the floor's edge. The readings of dice in the MuJoCo clips
