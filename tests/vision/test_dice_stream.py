@@ -205,6 +205,21 @@ def test_a_die_not_out_of_the_box_is_counted_once_the_throw_is_over() -> None:
                 if e.kind is not Kind.ROLLING]
 
 
+def test_a_die_not_out_of_the_box_counts_from_the_throw_not_from_the_other_dies_fall() -> None:
+    # One die comes out cocked, at rest from frame 20, the tray still from 24; the other stays
+    # out of sight in the box. The cocked die falls at frame 60 and lies flat from 63: the die
+    # in the box has not come out, its count runs from when the throw was over (clip 87306).
+    def seen(frame: int) -> tuple[list[DieReading], list[int], float]:
+        if frame < 60:
+            return [die(None)], [min(frame, 20)], 0.05 if frame < 25 else 0.0
+        return [die(2)], [min(frame, 63)], 0.05 if frame < 63 else 0.0
+
+    events = run_rests(DiceWatcher(), 160, seen)
+    assert [(e.kind, e.frame, e.rule) for e in events if e.kind is not Kind.ROLLING] == [
+        (Kind.COCKED, 20, "5.4.33"), (Kind.CANCELLED, 60, None), (Kind.IN_BOX, 24, "5.4.32"),
+        (Kind.VOID, 114, "5.4.32")]
+
+
 def test_a_die_out_of_sight_is_given_a_second_to_come_out_before_it_is_counted() -> None:
     # One die out and at rest from frame 20, the tray still from 24; the other, rolling on
     # out of sight in the box, comes out at frame 50 and stops at frame 60.

@@ -123,6 +123,9 @@ class DiceWatcher:
     _roll_rest: tuple[int, float] | None = None  # the moment the dice of the roll lay so
     _empty_since: float | None = None
     _most_out: int = 0  # dice read at once out of the box since the last throw was cleared
+    # Since when a die has been missing, out of sight in the box, with the throw otherwise
+    # over: the other die moving later (a cocked die falling) does not bring it out.
+    _missing_since: tuple[int, float] | None = None
 
     def update(
         self, frame: int, time: float, dice: Sequence[DieReading], moved: float,
@@ -193,10 +196,13 @@ class DiceWatcher:
         still = self._still_since
         tray_at_rest = still is not None and time - still[1] >= self.unseen_seconds
         missing = lying is not None and lying < self.dice_per_throw
+        if lying is not None and not missing:
+            self._missing_since = None
         if missing and len(at_rest) == len(seen) and tray_at_rest:
             assert still is not None
             since = max([still, *(r.since for r in seen)])
-            counts.append((since, Kind.IN_BOX, "a die not out of the box", None))
+            self._missing_since = min(since, self._missing_since or since)
+            counts.append((self._missing_since, Kind.IN_BOX, "a die not out of the box", None))
         if self._count is None:
             if self._announced:
                 # The roll was read, but a die lying as it lay then now reads surer cocked
@@ -299,7 +305,7 @@ class DiceWatcher:
             return []
         self._announced, self._count, self._empty_since, self._roll = False, None, None, None
         self._roll_rest = self._count_moved = None
-        self._rolling, self._most_out = False, 0
+        self._rolling, self._most_out, self._missing_since = False, 0, None
         self._votes.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
 
