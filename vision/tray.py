@@ -28,6 +28,7 @@ from vision.dice.rest import (
     CHANGED_PIXELS,
     Box,
     RestClock,
+    Stamp,
     SurestAtRest,
     changed_pixels,
     smoothed,
@@ -63,6 +64,8 @@ class TrayCamera:
     _moving_frames: int = field(default=0, init=False)
     _missing_read: int = field(default=-MISSING_READ_EVERY, init=False)  # its last frame
     _in_throw: bool = field(default=False, init=False)
+    _throw_began: Stamp | None = field(default=None, init=False)  # its first motion
+    _still_from: float | None = field(default=None, init=False)  # the tray's, in seconds
     _rest_clock: RestClock = field(default_factory=RestClock, init=False)
     _surest: SurestAtRest = field(default_factory=SurestAtRest, init=False)
 
@@ -145,19 +148,35 @@ class TrayCamera:
         rests = rests[:read] + [rests[read + i] for i in still]
         boxes = [d.box for d in self._dice]
         # The empty tray is the still one between throws (a die lying unread must not be
-        # taken into it): from the dice cleared away to the next die read.
+        # taken into it, nor one that stops in the box before the other is read): from the
+        # dice cleared away to the next die read, once still as long as a die lies at rest.
         self._in_throw = self._in_throw or bool(boxes)
-        if not self._in_throw and motion < self.still_share:
+        if motion >= self.still_share:
+            self._still_from = None
+            self._throw_began = self._throw_began or (frame, time)
+        elif self._still_from is None:
+            self._still_from = time
+        if (not self._in_throw and self._still_from is not None
+                and time - self._still_from >= self.watcher.rest_seconds):
             self._empty_tray.remember(grey)
+            self._throw_began = None
         # A die missing from the readings may be in the box, or lie unread in plain view
         # (with no die read at all the watcher has nothing to count: not worth the search).
         unread: int | None = 0
+        in_box_since: Stamp | None = None
         if 0 < len(boxes) < self.watcher.dice_per_throw:
             lying = self._empty_tray.unexplained(grey, boxes)
-            # One lying unread inside the box is still in the box.
+            # One lying unread inside the box is still in the box: dated from its own rest,
+            # as a die read there is, when it came to rest in this throw.
             unread = None if lying is None else sum(not self._zones.in_box(p) for p in lying)
+            in_box = [self._rest_clock.still_since(p, boxes) for p in lying or []
+                      if self._zones.in_box(p)]
+            began = self._throw_began
+            in_box_since = min((s for s in in_box if began is not None and s >= began),
+                               default=None)
         self._dice = self._surest.update(self._dice, rests, self._read_at)
-        events = self.watcher.update(frame, time, self._dice, motion, rests, unread)
+        events = self.watcher.update(frame, time, self._dice, motion, rests, unread,
+                                     in_box_since)
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw = False
         return [self._in_frame(event) for event in events]

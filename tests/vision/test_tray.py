@@ -249,6 +249,24 @@ def test_a_die_lying_unread_in_the_tray_is_not_taken_for_one_in_the_box() -> Non
     assert Kind.IN_BOX not in kinds and Kind.VOID not in kinds
 
 
+def test_a_die_unread_in_the_box_counts_from_its_own_rest() -> None:
+    # A grey die (the reader misses it) drops into the box and lies there from frame 14; the
+    # white one slides into the tray from frame 18 and stops at 28 (clip 76307: a translucent
+    # die in the box). The tray still for four frames between is not the empty tray: the grey
+    # die shows against it, and its count runs from its own rest, as a die read there would.
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 12:
+            y = min(20 + 5 * (index - 12), 30)
+            image[y:y + 14, 40:54] = 120
+        if index >= 18:
+            x = min(20 + 5 * (index - 18), 70)
+            image[80:96, x:x + 16] = 230
+
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120)), 150, paint)
+    counted = [(e.kind, e.frame) for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert counted == [(Kind.IN_BOX, 14), (Kind.VOID, 104)]
+
+
 class MissesTheBoxDieBesideAnother(BrightDice):
     """Reads as BrightDice, but a die in the box goes unread while another is in view (a
     re-reading made as the other die rolls past)."""

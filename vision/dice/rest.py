@@ -109,16 +109,25 @@ class RestClock:
             self._frames.clear()
         self._frames.append((stamp, image))
         earlier = list(self._frames)[-2::-1]  # the newest first
-        rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]], earlier)
+        rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]], earlier,
+                            [since for seen, since in self._rested if _same_place(seen, box)])
                  for i, box in enumerate(boxes)]
         self._rested = list(zip(boxes, rests, strict=True))
         return rests
 
+    def still_since(self, box: Box, others: Sequence[Box]) -> Stamp:
+        """Since when `box` (in the last frame's pixels; `others`, the dice read) has looked
+        as it does now, as a die read there for the first time would be dated; not
+        remembered as a die's."""
+        image = self._frames[-1][1]
+        return self._rest(box, image, others, list(self._frames)[-2::-1], [])
+
     def _rest(self, box: Box, image: np.ndarray, others: Sequence[Box],
-              earlier: Sequence[tuple[Stamp, np.ndarray]]) -> Stamp:
+              earlier: Sequence[tuple[Stamp, np.ndarray]], carried: Sequence[Stamp]) -> Stamp:
         """`others`: the other dice's boxes. The die's surroundings are its own: the other die
         rolling up beside it, or its shadow, moves none of it. `earlier`: the frames kept
-        before this one, the newest first."""
+        before this one, the newest first; `carried`: when the readings of the last frame in
+        the same place came to rest."""
         left, top, right, bottom = _around(box, image.shape)
         mine = np.ones((bottom - top, right - left), bool)
         for other in others:
@@ -132,7 +141,6 @@ class RestClock:
         # Only changes centred on the die are its own: the other die rolling past unread, or
         # between its readings out of its box, changes the margin from outside.
         on = (x - left, y - top, w, h)
-        carried = [since for seen, since in self._rested if _same_place(seen, box)]
         # Moving is judged over the last few frames (a die creeping slower than that counts as
         # lying still); a die read here for the first time, or moving up to the last frame, is
         # dated as far back as its surroundings, less the other dice's as read now, look the

@@ -130,6 +130,7 @@ class DiceWatcher:
     def update(
         self, frame: int, time: float, dice: Sequence[DieReading], moved: float,
         rests: Sequence[tuple[int, float]] | None = None, unread: int | None = 0,
+        in_box_since: tuple[int, float] | None = None,
     ) -> list[DiceEvent]:
         """`moved`: the share of the tray's pixels that changed since the last frame;
         `rests`: for each die, the first frame (index, time) since which it has lain as it
@@ -137,7 +138,9 @@ class DiceWatcher:
         moved; `unread`: things lying in view that no reading explains (vision/dice/
         empty_tray.py), None when unknown: a die is counted as not out of the box only when
         these and the dice read now, and the most dice read at once out of the box in this
-        throw, are too few."""
+        throw, are too few; `in_box_since`: since when an unread change inside the box, the
+        missing die's sliver, has lain as it does (its count runs from then, as a die read in
+        the box would)."""
         moving = moved >= self.still_below
         if moving:
             self._still_since = None
@@ -160,7 +163,8 @@ class DiceWatcher:
         # Dice never go back into the box: once all were seen out of it, none is missing there.
         self._most_out = max(self._most_out, sum(r.reason is not Kind.IN_BOX for r in read))
         lying = None if unread is None else max(len(dice) + unread, self._most_out)
-        events = self._counts(frame, time, seen, [r for r in at_rest if r in seen], lying)
+        events = self._counts(frame, time, seen, [r for r in at_rest if r in seen], lying,
+                              in_box_since)
         if any(r.since[0] == frame for r in seen):  # a die moved in this frame
             if not self._rolling and not self._announced:
                 self._rolling = True
@@ -186,7 +190,8 @@ class DiceWatcher:
         return Kind.COCKED if die.cocked else None
 
     def _counts(self, frame: int, time: float, seen: Sequence[_Resting],
-                at_rest: Sequence[_Resting], lying: int | None) -> list[DiceEvent]:
+                at_rest: Sequence[_Resting], lying: int | None,
+                in_box_since: tuple[int, float] | None = None) -> list[DiceEvent]:
         """Start, run out or cancel the throw's 3-second count. `lying`: the dice in view,
         read with any confidence (a faint reading is a die too unsure to read, not a
         missing one) or lying unread; None when unknown."""
@@ -200,7 +205,7 @@ class DiceWatcher:
             self._missing_since = None
         if missing and len(at_rest) == len(seen) and tray_at_rest:
             assert still is not None
-            since = max([still, *(r.since for r in seen)])
+            since = in_box_since or max([still, *(r.since for r in seen)])
             self._missing_since = min(since, self._missing_since or since)
             counts.append((self._missing_since, Kind.IN_BOX, "a die not out of the box", None))
         if self._count is None:
