@@ -168,12 +168,12 @@ class TrayCamera:
             lying = self._empty_tray.unexplained(grey, boxes)
             # One lying unread inside the box is still in the box: dated from its own rest,
             # as a die read there is, when it came to rest in this throw.
-            unread = None if lying is None else sum(not self._zones.in_box(p) for p in lying)
-            in_box = [self._rest_clock.still_since(p, boxes) for p in lying or []
-                      if self._zones.in_box(p)]
+            in_box = [p for p in lying or [] if self._zones.in_box(p)]
+            unread = None if lying is None else len(lying) - len(in_box)
             began = self._throw_began
-            in_box_since = min((s for s in in_box if began is not None and s >= began),
-                               default=None)
+            if began is not None:
+                rests_in_box = (self._rest_clock.still_since(p, boxes) for p in in_box)
+                in_box_since = min((s for s in rests_in_box if s >= began), default=None)
         self._dice = self._surest.update(self._dice, rests, self._read_at)
         events = self.watcher.update(frame, time, self._dice, motion, rests, unread,
                                      in_box_since)
