@@ -87,6 +87,17 @@ def test_a_die_rests_while_the_other_rolls_up_beside_it() -> None:
     assert rests[0][0] == 0 and rests[1][0] == 9
 
 
+def test_a_die_rests_while_the_other_rolls_up_against_its_box() -> None:
+    clock = RestClock()
+    for frame in range(12):
+        # Both dice framed a few pixels wider than they are, as the reader frames them: the
+        # other die stops 3 pixels from the first, its box over the edge of the first's.
+        rolling = (max(120 - 8 * frame, 53), 92)
+        rests = clock.update((frame, frame / FPS), smoothed(tray([(30, 90), rolling], 4, frame)),
+                             [(28.0, 88.0, 25.0, 24.0), (rolling[0] - 3, 89.0, 26.0, 25.0)])
+    assert rests[0][0] == 0 and rests[1][0] == 9
+
+
 def test_a_die_is_dated_again_once_the_die_beside_it_unread_is_read() -> None:
     clock = RestClock()
     for frame in range(14):

@@ -41,6 +41,9 @@ CREEP_FRAMES = 15
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
 NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
+# Intersection over union under which two boxes are two dice touching, not one die read
+# twice (two readings of one die overlap 0.4 or more, reader.FRAMED_ALIKE) nor a box framing both.
+TOUCHING_OVERLAP = 0.1
 
 
 def smoothed(image: np.ndarray) -> np.ndarray:
@@ -136,6 +139,12 @@ class RestClock:
         x, y, w, h = box
         mine[max(int(y) - top, 0):int(np.ceil(y + h)) - top,
              max(int(x) - left, 0):int(np.ceil(x + w)) - left] = True
+        for other in others:
+            # A die touching this one is framed with a pixel or two of this one's box: its
+            # arrival there is its own move, not this one's.
+            if overlap(box, other) < TOUCHING_OVERLAP:
+                x0, y0, x1, y1 = _around(other, image.shape, margin=0.0)
+                mine[max(y0 - top, 0):max(y1 - top, 0), max(x0 - left, 0):max(x1 - left, 0)] = False
         mask = None if mine.all() else mine
         now = image[top:bottom, left:right]
         # Only changes centred on the die are its own: the other die rolling past unread, or
@@ -169,11 +178,11 @@ class RestClock:
         return min([rest, *carried])
 
 
-def _around(box: Box, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
-    """A die's surroundings in the image: its box and a margin for its shadow and edges
-    (left, top, right, bottom pixels, within the image)."""
+def _around(box: Box, shape: tuple[int, ...], margin: float = MARGIN) -> tuple[int, int, int, int]:
+    """A die's surroundings in the image: its box and a margin (of its size) for its shadow
+    and edges (left, top, right, bottom pixels, within the image)."""
     x, y, w, h = box
-    margin = MARGIN * max(w, h)
+    margin *= max(w, h)
     height, width = shape[:2]
     return (max(int(x - margin), 0), max(int(y - margin), 0),
             min(int(np.ceil(x + w + margin)), width), min(int(np.ceil(y + h + margin)), height))
