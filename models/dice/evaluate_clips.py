@@ -6,7 +6,9 @@
 Each clip runs through the live tray pipeline as a table's tray camera runs it: its
 calibration.json's dice zones (with the camera's view of the tray floor, unless --no-view:
 then the crop classifier alone calls dice cocked), `vision.tray.TrayCamera` with the dice
-reader, frame times from the frame index at 30 fps, and the last frame held 3.5 s more (dice
+reader, frame times from the frame index at 30 fps, the clip's empty tray shown first for
+half a second where it has one (a live camera sees the tray empty before each throw; the
+cocked scenarios begin with the dice already in it), and the last frame held 3.5 s more (dice
 left lying stay: a count started near the end runs out). Its events are compared with the
 clip's true ones (events.json), throw by throw as the referee decides: the count started (a die
 cocked in the tray, 5.4.33, or stopped in the box, 5.4.32), the count cancelled (the die fell
@@ -39,6 +41,7 @@ TOLERANCE = 2  # frames: the issue's bar for the 3-second decisions
 COUNT_FRAMES = 3 * FPS
 # Frames the last one is held after a clip ends, as dice left lying stay: a count started
 # near the end (a flat die called cocked, say) runs out, and a false void shows.
+EMPTY_FRAMES = 15  # the empty tray's frames before a clip's first (empty.jpg)
 HOLD_FRAMES = COUNT_FRAMES + FPS // 2
 DEFAULT_OUT = Path(__file__).resolve().parent / "clip_evaluation.json"
 
@@ -299,7 +302,8 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
 
 def run_clip(directory: Path, reader: DiceReading, use_view: bool) -> list[dict[str, Any]]:
     """The pipeline's dice events over a clip's frames, the last one held HOLD_FRAMES more,
-    as a table's tray camera emits them."""
+    as a table's tray camera emits them; first, where the clip has one, its empty tray
+    (`empty.jpg`) for EMPTY_FRAMES frames, as a live camera sees it before the throw."""
     import cv2
 
     from vision.dice.zones import DiceZones
@@ -316,6 +320,14 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool) -> list[dict[
         raise OSError(f"no frames in {directory / 'frames'}")
     images = (cv2.imread(str(p)) for p in paths)
     seen = []
+    empty = directory / "empty.jpg"
+    if empty.is_file():
+        # The tray as the camera saw it before the throw, still for half a second.
+        tray = cv2.imread(str(empty))
+        if tray is None:
+            raise OSError(f"cannot read {empty}")
+        for index in range(-EMPTY_FRAMES, 0):
+            seen += [e.to_json() for e in camera.observe(index, index / FPS, tray)]
     last = None
     for index in range(len(paths) + HOLD_FRAMES):
         image = next(images, last)

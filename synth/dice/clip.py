@@ -34,7 +34,7 @@ from synth.dice.geometry import is_cocked
 from synth.dice.labels import camera_json, mask_box
 from synth.dice.physics import DiceWorld
 from synth.dice.render import SceneRenderer, apply_effects
-from synth.dice.style import Camera, sample_style
+from synth.dice.style import Camera, Style, sample_style
 
 FPS = 30
 COUNT_FRAMES = 3 * FPS  # the 3-second count
@@ -196,18 +196,7 @@ def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: in
     world = DiceWorld(scene_params(seed, 0, width, height))
     frames = simulate(world, scenario, seed)
     found = events(frames)
-    rng = np.random.default_rng([seed, 1])
-    style = sample_style(rng)
-    # a fixed camera that sees the whole tray, as the referee's tray camera does
-    # (lower, looking into the exit of the box, for a stalled die)
-    stalled = scenario == "stalled"
-    camera = Camera(lookat=(0.06 if stalled else 0.12, 0.0, 0.0),
-                    distance=float(rng.uniform(0.42, 0.52)),
-                    azimuth_deg=float(rng.normal(0.0, 12.0)),
-                    elevation_deg=float(rng.uniform(35.0, 50.0) if stalled
-                                        else rng.uniform(62.0, 90.0)), fovy_deg=45.0)
-    style = dataclasses.replace(style, camera=camera, effects=dataclasses.replace(
-        style.effects, motion_px=0))
+    style = clip_style(seed, scenario)
     renderer = SceneRenderer(world)
     writer = None
     if mp4:
@@ -245,5 +234,45 @@ def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: in
     (out / "calibration.json").write_text(
         json.dumps(tray_calibration(pose, world.params.box), indent=1) + "\n",
         encoding="utf-8")
+    write_empty_tray(out, seed, scenario, width, height)
     return summary
+
+
+def clip_style(seed: int, scenario: str) -> Style:
+    """The clip's look, drawn from its seed, with a fixed camera that sees the whole tray, as
+    the referee's tray camera does (lower, looking into the exit of the box, for a stalled
+    die)."""
+    rng = np.random.default_rng([seed, 1])
+    style = sample_style(rng)
+    stalled = scenario == "stalled"
+    camera = Camera(lookat=(0.06 if stalled else 0.12, 0.0, 0.0),
+                    distance=float(rng.uniform(0.42, 0.52)),
+                    azimuth_deg=float(rng.normal(0.0, 12.0)),
+                    elevation_deg=float(rng.uniform(35.0, 50.0) if stalled
+                                        else rng.uniform(62.0, 90.0)), fovy_deg=45.0)
+    return dataclasses.replace(style, camera=camera, effects=dataclasses.replace(
+        style.effects, motion_px=0))
+
+
+def write_empty_tray(out: Path, seed: int, scenario: str, width: int = 640,
+                     height: int = 480) -> None:
+    """`empty.jpg`: the clip's tray with no dice, as its camera sees it between throws. The
+    cocked scenarios begin with the dice already in the tray, where a live tray camera would
+    have seen the tray empty before the throw (a die the detector misses shows against it);
+    also for a clip folder rendered before clips had one."""
+    world = DiceWorld(scene_params(seed, 0, width, height))
+    for die in range(2):  # far off the table, out of the camera's sight
+        world.place(die, np.array([5.0 + die, 5.0, 1.0]), np.array([1.0, 0.0, 0.0, 0.0]))
+    style = clip_style(seed, scenario)
+    renderer = SceneRenderer(world)
+    try:
+        renderer.apply(style)
+        rgb, mask = renderer.render()
+    finally:
+        renderer.close()
+    if mask.any():
+        raise RuntimeError(f"a die in sight of the empty tray (seed {seed})")
+    rgb = apply_effects(rgb, style, np.random.default_rng([seed, 3]))
+    cv2.imwrite(str(out / "empty.jpg"), cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR),
+                [cv2.IMWRITE_JPEG_QUALITY, style.effects.jpeg_quality])
 

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-from models.dice.evaluate_clips import Decision, decisions, observable, score_clip, summarise
+import cv2
+import numpy as np
+
+from calibration.tray_view import TrayView
+from models.dice.evaluate_clips import (
+    Decision,
+    decisions,
+    observable,
+    run_clip,
+    score_clip,
+    summarise,
+)
+from vision.dice.reader import DieReading
 
 # Two dice stopped inside the box, the second 12 frames after the first (a `stalled` clip).
 STALLED = [{"event": "in_box", "die": 0, "frame": 31}, {"event": "in_box", "die": 1, "frame": 43},
@@ -182,3 +196,45 @@ def test_a_count_on_a_die_lying_flat_is_no_true_count() -> None:
     # Without the frames' states, or a box, a count is judged by its time alone.
     assert score_clip(truth, [seen("die_cocked", 5, box=[248, 330, 20, 21]), void]).right == 2
     assert score_clip(truth, [seen("die_cocked", 5), void], states=lying).right == 2
+
+
+class BrightSquares:
+    """Stands in for the dice reader: a 4 on each bright square, nothing of a grey one (a die
+    the detector misses)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        bright = (image[..., 0] > 200).astype(np.uint8)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(bright)
+        return [DieReading((float(x), float(y), float(w), float(h)), 4, False, 0.95)
+                for x, y, w, h, area in stats[1:] if area >= 100]
+
+
+def drawn_clip(folder: Path, with_empty_tray: bool) -> Path:
+    """A 160x120 clip that begins with its dice already down, as the cocked scenarios do: a
+    die read in the tray, and one the reader misses inside the box (grey)."""
+    (folder / "frames").mkdir(parents=True)
+    zones = {"tray": [[0, 60], [160, 60], [160, 120], [0, 120]],
+             "box": [[0, 0], [160, 0], [160, 59], [0, 59]]}
+    (folder / "calibration.json").write_text(
+        json.dumps({"image_size": [160, 120], "dice_zones": zones}))
+    empty = np.full((120, 160, 3), 40, np.uint8)
+    if with_empty_tray:
+        cv2.imwrite(str(folder / "empty.jpg"), empty)
+    frame = empty.copy()
+    frame[80:96, 40:56] = 230
+    frame[20:36, 100:116] = 120
+    for index in range(20):
+        cv2.imwrite(str(folder / "frames" / f"{index:05d}.jpg"), frame)
+    return folder
+
+
+def test_the_empty_tray_before_a_clip_shows_the_die_the_reader_misses(tmp_path: Path) -> None:
+    # Seen empty first, the tray shows the unread die inside the box: a die not out of the
+    # box is counted and the throw voided, as a live camera would (5.4.32). Never seen
+    # empty, nothing tells the unread die from the tray itself.
+    seen = run_clip(drawn_clip(tmp_path / "empty", True), BrightSquares(), use_view=False)
+    kinds = [event["event"] for event in seen]
+    assert "die_in_box" in kinds and "throw_void" in kinds
+    assert all(event["frame"] >= 0 for event in seen)
+    unseen = run_clip(drawn_clip(tmp_path / "none", False), BrightSquares(), use_view=False)
+    assert not any(event["event"] in ("die_in_box", "throw_void") for event in unseen)

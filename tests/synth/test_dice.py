@@ -271,6 +271,23 @@ def test_clip_files(settle_clip: tuple[Path, dict[str, Any]]) -> None:
     assert saved["events"] == summary["events"]
 
 
+def test_clip_empty_tray(settle_clip: tuple[Path, dict[str, Any]]) -> None:
+    """The clip's tray as its camera sees it with no dice: the last frame less its dice (and
+    their shadows), up to the frames' noise."""
+    out, _ = settle_clip
+    empty = cv2.imread(str(out / "empty.jpg")).astype(np.int16)
+    last = json.loads((out / "states.jsonl").read_text().splitlines()[-1])
+    frame = cv2.imread(str(out / last["image"])).astype(np.int16)
+    assert empty.shape == frame.shape
+    dice = np.zeros(empty.shape[:2], bool)
+    for die in last["dice"]:
+        x, y, w, h = die["box"]
+        dice[max(y - h, 0):y + 2 * h, max(x - w, 0):x + 2 * w] = True  # with its shadow
+    changed = np.abs(empty - frame).max(axis=2) > 40  # well over the noise and the JPEG's
+    assert changed[~dice].mean() < 0.002
+    assert changed[dice].mean() > 0.05  # the dice: a tenth of the pixels around them
+
+
 def test_clip_calibration(settle_clip: tuple[Path, dict[str, Any]]) -> None:
     """The clip's calibration is one the tray pipeline takes: the dice at rest lie in its
     tray zone, no wider than a die can look there, and its view, found from the tray's
