@@ -196,6 +196,16 @@ def test_the_surest_reading_of_a_die_at_rest_stands_until_it_moves() -> None:
     assert surest.update([fell, other], [(20, 0.67), (9, 0.3)], (20, 0.67))[0] == fell
 
 
+def test_a_face_of_a_die_at_rest_framed_alone_is_no_new_reading_of_it() -> None:
+    # A closer look frames the top face of a die leaning at rest (half its size, surer flat
+    # than the die was cocked): the die read whole stands, with its box.
+    surest = SurestAtRest()
+    cocked = DieReading(box(50, 60), None, True, 0.55)
+    surest.update([cocked], [(4, 0.13)], (6, 0.2))
+    face = DieReading((55.0, 63.0, 11.0, 12.0), 1, False, 0.9)
+    assert surest.update([face], [(4, 0.13)], (9, 0.3)) == [cocked]
+
+
 def test_a_reading_made_while_the_die_still_tumbled_is_not_kept() -> None:
     surest = SurestAtRest()
     tumbling = DieReading(box(50, 60), None, True, 0.97)  # read on frame 9, lies still from 10

@@ -39,6 +39,9 @@ HISTORY = 120
 # ago (or when it came to rest, if later): slower than that it is still, as the eye sees it.
 CREEP_FRAMES = 15
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
+# A reading of a die at rest this much smaller than the one kept, in the same place, is a
+# part of it (its top face framed alone), not the die read again.
+PART_OF_DIE = 0.5
 NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 # Intersection over union under which two boxes are two dice touching, not one die read
@@ -217,13 +220,19 @@ class SurestAtRest:
             if same is not None:
                 unused.remove(same)
                 kept = same[0]
-                if kept.confidence > die.confidence:
+                if _area(die.box) < PART_OF_DIE * _area(kept.box):
+                    die = kept  # a face of it framed alone, not the die read again
+                elif kept.confidence > die.confidence:
                     die = replace(kept, box=die.box, framed_box=die.framed_box)
             steady.append(die)
         # A reading made before the die came to rest (still tumbling) is of another look.
         self._kept = [(die, since) for die, since in zip(steady, rests, strict=True)
                       if read_at >= since]
         return steady
+
+
+def _area(box: Box) -> float:
+    return box[2] * box[3]
 
 
 def centred_alike(a: Box, b: Box, share: float = 0.2) -> bool:
