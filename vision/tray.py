@@ -140,8 +140,10 @@ class TrayCamera:
         # as it did since it came to rest.
         read = len(self._dice)
         held = self._surest.missing(self._dice) if read < self.watcher.dice_per_throw else []
+        watched = self._dice + [die for die, _ in held]
         rests = self._rest_clock.update(
-            (frame, time), grey, [d.box for d in self._dice] + [die.box for die, _ in held])
+            (frame, time), grey, [d.box for d in watched],
+            [self._zones.in_box(d.framed_box or d.box) for d in watched])
         still = [i for i, ((_, since), rest) in enumerate(zip(held, rests[read:], strict=True))
                  if rest == since]
         self._dice += [held[i][0] for i in still]

@@ -38,6 +38,10 @@ HISTORY = 120
 # A die at rest has crept off once it lies half a pixel from where it lay this many frames
 # ago (or when it came to rest, if later): slower than that it is still, as the eye sees it.
 CREEP_FRAMES = 15
+# In the box a die slides down the ramp by a pixel a second and more and is stopped there all
+# the same (5.4.32): judged over fewer frames, its count does not start again every half
+# second (72308, 93306). 5 frames counted dice still sliding into the box as stopped (68307).
+IN_BOX_CREEP_FRAMES = 8
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
 # A reading of a die at rest this much smaller than the one kept, in the same place, is a
 # part of it (its top face framed alone), not the die read again.
@@ -109,14 +113,18 @@ class RestClock:
     def __post_init__(self) -> None:
         self._frames = deque(maxlen=max(self.history, self.look_back) + 1)
 
-    def update(self, stamp: Stamp, image: np.ndarray, boxes: Sequence[Box]) -> list[Stamp]:
-        """`image`: the frame's `smoothed` grey; `boxes`: the dice in its pixels."""
+    def update(self, stamp: Stamp, image: np.ndarray, boxes: Sequence[Box],
+               in_box: Sequence[bool] | None = None) -> list[Stamp]:
+        """`image`: the frame's `smoothed` grey; `boxes`: the dice in its pixels; `in_box`:
+        which of them lie inside the baffle box."""
         if self._frames and self._frames[-1][1].shape != image.shape:
             self._frames.clear()
         self._frames.append((stamp, image))
         earlier = list(self._frames)[-2::-1]  # the newest first
+        inside = in_box or [False] * len(boxes)
         rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]], earlier,
-                            [since for seen, since in self._rested if _same_place(seen, box)])
+                            [since for seen, since in self._rested if _same_place(seen, box)],
+                            IN_BOX_CREEP_FRAMES if inside[i] else self.creep_frames)
                  for i, box in enumerate(boxes)]
         self._rested = list(zip(boxes, rests, strict=True))
         return rests
@@ -126,10 +134,12 @@ class RestClock:
         as it does now, as a die read there for the first time would be dated; not
         remembered as a die's."""
         image = self._frames[-1][1]
-        return self._rest(box, image, others, list(self._frames)[-2::-1], [])
+        return self._rest(box, image, others, list(self._frames)[-2::-1], [],
+                          self.creep_frames)
 
     def _rest(self, box: Box, image: np.ndarray, others: Sequence[Box],
-              earlier: Sequence[tuple[Stamp, np.ndarray]], carried: Sequence[Stamp]) -> Stamp:
+              earlier: Sequence[tuple[Stamp, np.ndarray]], carried: Sequence[Stamp],
+              creep_frames: int) -> Stamp:
         """`others`: the other dice's boxes. The die's surroundings are its own: the other die
         rolling up beside it, or its shadow, moves none of it. `earlier`: the frames kept
         before this one, the newest first; `carried`: when the readings of the last frame in
@@ -167,7 +177,7 @@ class RestClock:
             # creep adds up
             references = [before for _, before in earlier[:self.look_back]]
             # (the newest first: those since it came to rest lead)
-            settled = sum(stamp >= since for stamp, _ in earlier[:self.creep_frames])
+            settled = sum(stamp >= since for stamp, _ in earlier[:creep_frames])
             if settled > self.look_back:
                 references.append(earlier[settled - 1][1])
             if any(moved_pixels(before[top:bottom, left:right], now, mask, on) >= CHANGED_PIXELS
