@@ -39,9 +39,9 @@ if TYPE_CHECKING:
 FPS = 30
 TOLERANCE = 2  # frames: the bar for the 3-second decisions
 COUNT_FRAMES = 3 * FPS
+EMPTY_FRAMES = 15  # the empty tray's frames before a clip's first (empty.jpg)
 # Frames the last one is held after a clip ends, as dice left lying stay: a count started
 # near the end (a flat die called cocked, say) runs out, and a false void shows.
-EMPTY_FRAMES = 15  # the empty tray's frames before a clip's first (empty.jpg)
 HOLD_FRAMES = COUNT_FRAMES + FPS // 2
 DEFAULT_OUT = Path(__file__).resolve().parent / "clip_evaluation.json"
 

@@ -275,4 +275,3 @@ def write_empty_tray(out: Path, seed: int, scenario: str, width: int = 640,
     rgb = apply_effects(rgb, style, np.random.default_rng([seed, 3]))
     cv2.imwrite(str(out / "empty.jpg"), cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR),
                 [cv2.IMWRITE_JPEG_QUALITY, style.effects.jpeg_quality])
-

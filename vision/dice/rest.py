@@ -107,6 +107,7 @@ class RestClock:
     look_back: int = LOOK_BACK
     history: int = HISTORY
     creep_frames: int = CREEP_FRAMES
+    in_box_creep_frames: int = IN_BOX_CREEP_FRAMES
     _frames: deque[tuple[Stamp, np.ndarray]] = field(init=False)
     _rested: list[tuple[Box, Stamp]] = field(default_factory=list, init=False)
 
@@ -124,7 +125,7 @@ class RestClock:
         inside = in_box or [False] * len(boxes)
         rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]], earlier,
                             [since for seen, since in self._rested if _same_place(seen, box)],
-                            IN_BOX_CREEP_FRAMES if inside[i] else self.creep_frames)
+                            self.in_box_creep_frames if inside[i] else self.creep_frames)
                  for i, box in enumerate(boxes)]
         self._rested = list(zip(boxes, rests, strict=True))
         return rests
