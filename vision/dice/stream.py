@@ -126,6 +126,7 @@ class DiceWatcher:
     # Since when a die has been missing, out of sight in the box, with the throw otherwise
     # over: the other die moving later (a cocked die falling) does not bring it out.
     _missing_since: tuple[int, float] | None = None
+    _unread_since: float | None = None  # a thing unread filling the throw while one is counted
 
     def update(
         self, frame: int, time: float, dice: Sequence[DieReading], moved: float,
@@ -163,6 +164,8 @@ class DiceWatcher:
         # Dice never go back into the box: once all were seen out of it, none is missing there.
         self._most_out = max(self._most_out, sum(r.reason is not Kind.IN_BOX for r in read))
         lying = None if unread is None else max(len(dice) + unread, self._most_out)
+        if lying is not None:
+            lying = self._unread_settled(time, max(len(dice), self._most_out), lying)
         events = self._counts(frame, time, seen, [r for r in at_rest if r in seen], lying,
                               in_box_since)
         if any(r.since[0] == frame for r in seen):  # a die moved in this frame
@@ -180,6 +183,19 @@ class DiceWatcher:
             # Read again only from sure dice: a hand picking the dice up is no new roll.
             events += self._read_roll(frame, time, seen, at_rest)
         return events
+
+    def _unread_settled(self, time: float, read: int, lying: int) -> int:
+        """The dice lying in view (`read`, and those unread in `lying`), an unread thing that
+        would end the count of a die not out of the box taken only once it has lain there
+        rest_seconds: a flicker against the empty tray (a shadow's edge near the change
+        threshold) would cancel and start that count again frame after frame."""
+        if (self._count is None or self._count[3] is not None
+                or not read < self.dice_per_throw <= lying):
+            self._unread_since = None
+            return lying
+        if self._unread_since is None:
+            self._unread_since = time
+        return lying if time - self._unread_since >= self.rest_seconds else read
 
     def _reason(self, die: DieReading) -> Kind | None:
         # A die stopped inside the box voids the throw however it lies (5.4.32): on the box's
