@@ -217,6 +217,7 @@ def test_a_flicker_against_the_empty_tray_does_not_cancel_a_die_not_out_of_the_b
                                  [(min(frame, 20), min(frame, 20) / FPS)], unread)
     assert [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING] == [
         (Kind.IN_BOX, 24), (Kind.CANCELLED, 66)]
+    assert events[-1].detail == "the die lies out of the box now"  # not "reads flat"
 
 
 def test_a_die_not_out_of_the_box_counts_from_the_throw_not_from_the_other_dies_fall() -> None:

@@ -271,6 +271,8 @@ class DiceWatcher:
             return []
         if moved_at is not None:
             return [self._cancel(*moved_at, "the die moved")]
+        if counted[3] is None:  # the die counted unseen in the box
+            return [self._cancel(frame, time, "the die lies out of the box now")]
         return [self._cancel(frame, time, "the die reads flat in the tray now")]
 
     def _start(self, count: Count) -> DiceEvent:
