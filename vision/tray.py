@@ -143,7 +143,7 @@ class TrayCamera:
         watched = self._dice + [die for die, _ in held]
         rests = self._rest_clock.update(
             (frame, time), grey, [d.box for d in watched],
-            [self._zones.in_box(d.framed_box or d.box) for d in watched])
+            [self._zones.lies_in_box(d) for d in watched])
         still = [i for i, ((_, since), rest) in enumerate(zip(held, rests[read:], strict=True))
                  if rest == since]
         self._dice += [held[i][0] for i in still]

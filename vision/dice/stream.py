@@ -201,7 +201,7 @@ class DiceWatcher:
         # A die stopped inside the box voids the throw however it lies (5.4.32): on the box's
         # slanted ramp a flat die looks tilted, so only a die in the tray is judged cocked.
         # Where it lies, on the box's exit, is judged on the framer's box where there is one.
-        if self.zones is not None and self.zones.in_box(die.framed_box or die.box):
+        if self.zones is not None and self.zones.lies_in_box(die):
             return Kind.IN_BOX
         return Kind.COCKED if die.cocked else None
 

@@ -140,10 +140,15 @@ class DiceZones:
         return any(cv2.pointPolygonTest(zone, foot, True) >= reach
                    for zone in (self.tray, self.box))
 
+    def lies_in_box(self, die: DieReading) -> bool:
+        """Whether a die read lies inside the box, judged on the framer's box when there is
+        one (on the die; the detector's sits a few pixels off, which decides at the box's
+        exit)."""
+        return self.in_box(die.framed_box or die.box)
+
     def describe(self, die: DieReading) -> dict[str, Any]:
-        """Where a die read lies, judged on the framer's box when there is one (on the die;
-        the detector's sits a few pixels off, which decides at the box's exit)."""
-        return {"in_box": self.in_box(die.framed_box or die.box)}
+        """Where a die read lies (`lies_in_box`)."""
+        return {"in_box": self.lies_in_box(die)}
 
     def sort(self, dice: Sequence[DieReading]) -> tuple[list[DieReading], list[Box]]:
         """The dice read where dice are read (the crop holds things beside the zones too:
