@@ -46,6 +46,12 @@ SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
 # A reading of a die at rest this much smaller than the one kept, in the same place, is a
 # part of it (its top face framed alone), not the die read again.
 PART_OF_DIE = 0.5
+# In the box the camera sees a die through the exit, part of it hidden by the box's front: as
+# it settles more or less of it shows, and a reading lying this much within the last one, or
+# holding it, is of the same die (92302: a sliver read whole as it toppled restarted its
+# count a second before the void). Not in the tray: there a box framing both touching dice
+# holds each of them.
+WITHIN = 0.8
 NEIGHBOURS = np.ones((3, 3), np.uint8)  # a pixel and its eight neighbours
 MARGIN = 0.25  # of a die's size around its box: a die's shadow and edges moving out of it
 # Intersection over union under which two boxes are two dice touching, not one die read
@@ -124,7 +130,8 @@ class RestClock:
         earlier = list(self._frames)[-2::-1]  # the newest first
         inside = in_box or [False] * len(boxes)
         rests = [self._rest(box, image, [*boxes[:i], *boxes[i + 1:]], earlier,
-                            [since for seen, since in self._rested if _same_place(seen, box)],
+                            [since for seen, since in self._rested if _same_place(seen, box)
+                             or (inside[i] and _nested(box, seen))],
                             self.in_box_creep_frames if inside[i] else self.creep_frames)
                  for i, box in enumerate(boxes)]
         self._rested = list(zip(boxes, rests, strict=True))
@@ -263,3 +270,10 @@ def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
     return centred_alike(a, b) or overlap(a, b) >= SAME_OVERLAP
+
+
+def _nested(a: Box, b: Box) -> bool:
+    """Whether one box lies mostly (WITHIN) inside the other."""
+    across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return across * down >= WITHIN * min(_area(a), _area(b))
