@@ -4,7 +4,7 @@ log is HTML-escaped here, so the page can place the words as they are."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, TypeGuard
 
 from referee.position import BAR, OFF
 
@@ -12,9 +12,9 @@ from referee.position import BAR, OFF
 _TEMPLATES = {
     "review_start": "review of {video} ({variant} nardy, {fps} frames a second)",
     "throw_start": "{player} throws",
-    "count_start": "3-second count: {reason} ({rule})",
+    "count_start": "3-second count: {reason} ({rule}){sure}",
     "count_cancelled": "count cancelled: the dice settled",
-    "throw_void": "{player}'s throw is void ({rule}); {player} throws again",
+    "throw_void": "{player}'s throw is void ({rule}){sure}; {player} throws again",
     "roll": "{player} rolls {dice}{premature}",
     "roll_reread": "{player}'s roll taken as {dice}, as the board shows (read: {read})",
     "roll_changed": "{player}'s roll now {dice}: a die moved after it was read (read: {read})",
@@ -58,6 +58,9 @@ class _Fields(dict[str, str]):
         value = self.event.get(key)
         if key == "premature":
             return " (an early throw, counted)" if value else ""
+        if key == "sure":  # how surely the die counted lies so, when the camera read it
+            sure = self.event.get("confidence")
+            return f", the die read {round(100 * sure)}% sure" if is_number(sure) else ""
         if value is None:
             return "nothing" if key == "read" and "read" in self.event else "?"
         if key in ("dice", "read") and isinstance(value, list):
@@ -77,7 +80,7 @@ class _Fields(dict[str, str]):
         return html_text(_REASONS.get(value, value) if key == "reason" else value)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """A JSON number (not a boolean, which Python counts as one)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 

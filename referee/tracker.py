@@ -192,8 +192,11 @@ class GameTracker:
         f, t = event.frame, event.time
         turn = self.turn
         player = {"player": self.mover.value} if self.mover else {}
-        # Which die a count is for, in the tray camera's pixels, for the judges to see.
-        die = {"die_box": event.to_json()["box"]} if event.box is not None else {}
+        # Which die a count is for, in the tray camera's pixels, and how surely it lies so,
+        # for the judges to see (none for a die counted unseen in the box).
+        seen = event.to_json()
+        die = {name: seen[key] for key, name in (("box", "die_box"), ("confidence", "confidence"))
+               if key in seen}
         if event.kind in (Kind.COCKED, Kind.IN_BOX):
             reason = "cocked" if event.kind is Kind.COCKED else "in_box"
             return [RefereeEvent("count_start", f, t,
@@ -208,10 +211,11 @@ class GameTracker:
             if self._premature is not None:
                 self._premature.roll = values  # counted or not: the opponent decides
                 return []
-            turn.dice, turn.stage, turn.roll_confidence = values, Stage.ROLLED, event.confidence
+            turn.dice, turn.stage = values, Stage.ROLLED
+            turn.roll_confidence = _roll_confidence(event)
             turn.rolled_at = (f, t)
             return [RefereeEvent("roll", f, t, {**player, "dice": list(values),
-                                                "confidence": round(event.confidence, 4)})]
+                                                "confidence": round(turn.roll_confidence, 4)})]
         if event.kind is Kind.ROLL_CHANGED:
             return self._roll_changed(event, (event.values[0], event.values[1]))
         pending = self._premature
@@ -236,9 +240,9 @@ class GameTracker:
         fields = {"player": turn.mover.value, "dice": list(values), "read": list(turn.dice)}
         if turn.stage is not Stage.ROLLED or turn.moved:
             return [RefereeEvent("dice_moved", f, t, fields)]
-        turn.dice, turn.roll_confidence, turn.rolled_at = values, event.confidence, (f, t)
+        turn.dice, turn.roll_confidence, turn.rolled_at = values, _roll_confidence(event), (f, t)
         return [RefereeEvent("roll_changed", f, t,
-                             {**fields, "confidence": round(event.confidence, 4)})]
+                             {**fields, "confidence": round(turn.roll_confidence, 4)})]
 
     def _not_counted(self, f: int, t: float) -> list[RefereeEvent]:
         """The early throw's dice were picked up before any checker moved: the opponent did
@@ -562,3 +566,8 @@ class GameTracker:
     def _set_mover(self, side: Side) -> None:
         self.mover = side
         self.position = self.position.with_turn(side)
+
+
+def _roll_confidence(event: DiceEvent) -> float:
+    """A roll's confidence; one reported without any (a scripted source) is taken as sure."""
+    return 1.0 if event.confidence is None else event.confidence

@@ -20,7 +20,10 @@ function describe(record) {
   const who = record.player ? `${record.player} ` : "";
   const dice = record.dice ? ` ${record.dice.join("-")}` : "";
   const rules = (record.violations || []).map((v) => `${v.rule}: ${v.message}`).join("; ");
-  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}`;
+  // How surely the die counted lies so: a void on a doubtful reading is the judges' to check.
+  const counted = record.event === "count_start" || record.event === "throw_void";
+  const sure = counted && typeof record.confidence === "number" ? `, die read ${Math.round(record.confidence * 100)}% sure` : "";
+  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}`;
 }
 
 function addTable(row) {

@@ -150,6 +150,17 @@ def test_a_roll_changed_before_the_move_is_the_turns_roll() -> None:
         "white's roll now 6-4: a die moved after it was read (read: 4-4)")
 
 
+def test_a_count_and_a_void_say_how_surely_the_die_was_read() -> None:
+    # The judges decide on a void: one on a doubtful cocked call says so.
+    assert describe(ev("count_start", 100, rule="5.4.33", reason="cocked", confidence=0.65)) == (
+        "3-second count: a cocked die (5.4.33), the die read 65% sure")
+    assert describe(ev("throw_void", 190, player="white", rule="5.4.33", confidence=0.65)) == (
+        "white's throw is void (5.4.33), the die read 65% sure; white throws again")
+    # A die counted unseen in the box: no reading to be sure of.
+    assert describe(ev("throw_void", 190, player="white", rule="5.4.32")) == (
+        "white's throw is void (5.4.32); white throws again")
+
+
 def test_a_move_not_seen_passes_the_turn_on_an_unchanged_board() -> None:
     events = [*match_events()[:8],
               ev("throw_start", 260, player="black"),

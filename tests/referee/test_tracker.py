@@ -233,9 +233,10 @@ def test_a_cocked_die_for_three_seconds_voids_the_throw_and_the_same_player_thro
     table.throw((6, 5))
     assert table.kinds()[:3] == ["throw_start", "count_start", "throw_void"]
     assert table.named("roll")[0].fields["player"] == "white"
-    # The judges see which die was counted.
+    # The judges see which die was counted, and how surely it was read cocked.
     for name in ("count_start", "throw_void"):
         assert table.named(name)[0].fields["die_box"] == [310.0, 52.5, 24.0, 26.0]
+        assert table.named(name)[0].fields["confidence"] == 0.99
 
 
 def test_a_doubtful_roll_is_reread_from_the_board_instead_of_flagging() -> None:

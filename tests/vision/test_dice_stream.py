@@ -337,3 +337,30 @@ def test_of_two_touching_dice_read_cocked_the_surer_is_counted() -> None:
         [flat, apart], [min(f, 5), min(f, 12)], 0.05 if f < 12 else 0.0))
     assert [(e.kind, e.frame, e.box) for e in events if e.kind is Kind.COCKED] == [
         (Kind.COCKED, 5, flat.box)]
+
+
+def test_a_count_and_its_void_say_how_surely_the_die_lies_so() -> None:
+    # A cocked die read 0.6 cocked, then surer (0.9) where it lies: the void carries the surer
+    # call, for the judges deciding on it; a die in the box, how surely it is a die at all.
+    doubtful = DieReading((400, 300, 40, 40), None, True, 0.6)
+    surer = DieReading((400, 300, 40, 40), None, True, 0.9)
+    events = run(DiceWatcher(), [(15, [die(5), doubtful], 0.05), (30, [die(5), doubtful], 0.0),
+                                 (90, [die(5), surer], 0.0)])
+    cocked, void = (e for e in events if e.kind in (Kind.COCKED, Kind.VOID))
+    assert (cocked.confidence, void.confidence) == (0.6, 0.9)
+    assert cocked.to_json()["confidence"] == 0.6
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    in_box = DieReading((300, 100, 40, 40), 4, False, 0.5, presence=0.97)
+    events = run(DiceWatcher(zones), [(10, [in_box, die(1, 400)], 0.05),
+                                      (100, [in_box, die(1, 400)], 0.0)])
+    assert [e.confidence for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)] == [0.97, 0.97]
+
+
+def test_a_die_counted_unseen_in_the_box_carries_no_confidence() -> None:
+    def seen(frame: int) -> tuple[list[DieReading], list[int], float]:
+        return [die(5)], [min(frame, 20)], 0.05 if frame < 25 else 0.0
+
+    counted = [e for e in run_rests(DiceWatcher(), 130, seen)
+               if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert len(counted) == 2
+    assert all(e.confidence is None and "confidence" not in e.to_json() for e in counted)

@@ -48,9 +48,9 @@ class Kind(enum.Enum):
 
 # What a count's event says started it.
 WHY = {Kind.COCKED: "a die cocked", Kind.IN_BOX: "a die stopped in the box"}
-# A count: since when, its reason, what started it, where the die lay (None: a die not out of
-# the box, unseen).
-Count = tuple[tuple[int, float], Kind, str, Box | None]
+# A count: since when, its reason, what started it, where the die lay and how surely it lies
+# so (both None: a die not out of the box, unseen).
+Count = tuple[tuple[int, float], Kind, str, Box | None, float | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,9 @@ class DiceEvent:
     frame: int
     time: float
     values: tuple[int, ...] = ()
-    confidence: float = 1.0
+    # A roll's confidence; a count's and a void's, how surely the die counted lies so (cocked,
+    # or a die at all in the box); None for every other event and a die counted unseen.
+    confidence: float | None = None
     rule: str | None = None
     detail: str = ""
     # The die a count is for, and the one whose count voids the throw (x, y, w, h pixels):
@@ -72,6 +74,7 @@ class DiceEvent:
                                 "time": round(self.time, 3)}
         if self.values:
             data["values"] = list(self.values)
+        if self.confidence is not None:
             data["confidence"] = round(self.confidence, 4)
         if self.rule:
             data["rule"] = self.rule
@@ -212,7 +215,7 @@ class DiceWatcher:
         read with any confidence (a faint reading is a die too unsure to read, not a
         missing one) or lying unread; None when unknown."""
         # each die that would void the throw
-        counts: list[Count] = [(r.since, r.reason, WHY[r.reason], r.die.box)
+        counts: list[Count] = [(r.since, r.reason, WHY[r.reason], r.die.box, _sureness(r))
                                for r in at_rest if r.reason is not None]
         still = self._still_since
         tray_at_rest = still is not None and time - still[1] >= self.unseen_seconds
@@ -223,7 +226,8 @@ class DiceWatcher:
             assert still is not None
             since = in_box_since or max([still, *(r.since for r in seen)])
             self._missing_since = min(since, self._missing_since or since)
-            counts.append((self._missing_since, Kind.IN_BOX, "a die not out of the box", None))
+            counts.append((self._missing_since, Kind.IN_BOX, "a die not out of the box", None,
+                           None))
         if self._count is None:
             if self._announced:
                 # The roll was read, but a die lying as it lay then now reads surer cocked
@@ -239,7 +243,9 @@ class DiceWatcher:
                                       for r in seen):
             return []  # the die counted unseen in the box, read there while its rest is dated
         same = [c for c in counts if _continues(c, counted)]
-        if same:  # the die the count runs for: from its first start
+        if same:  # the die the count runs for: from its first start, as surely as read since
+            readings = [c[4] for c in (*same, counted) if c[4] is not None]
+            counted = self._count = (*counted[:4], max(readings) if readings else None)
             counts = [c for c in counts if c not in same] + [counted]
         if moved_at is not None and counts:
             self._count_moved = None
@@ -247,19 +253,19 @@ class DiceWatcher:
                 return [self._cancel(*moved_at, "the die moved"),
                         self._start(min(counts, key=lambda c: c[0]))]
         if counts:
-            since, reason, why, box = min(counts, key=lambda c: c[0])
+            since, reason, why, box, sure = min(counts, key=lambda c: c[0])
             if time - since[1] < VOID_AFTER_SECONDS:
                 return []
             if since == counted[0]:
                 # The die the count started for, read again (framed with its neighbour, say):
                 # the void cites what was seen when the count started.
-                _, reason, why, box = counted
+                _, reason, why, box, sure = counted
             self._count = self._roll = self._roll_rest = None
             self._announced = True
             # Dated, as the count is, by the frame that shows it: 3 s after the die came to
             # rest, though a surer reading showed the count only later.
             frame, time = _after(since, (frame, time), VOID_AFTER_SECONDS)
-            return [DiceEvent(Kind.VOID, frame, time, rule=_rule(reason),
+            return [DiceEvent(Kind.VOID, frame, time, confidence=sure, rule=_rule(reason),
                               detail=f"{why} for 3 seconds", box=box)]
         if any(r not in at_rest for r in seen):
             if counted[1] is not Kind.COCKED:
@@ -277,8 +283,8 @@ class DiceWatcher:
 
     def _start(self, count: Count) -> DiceEvent:
         self._count, self._count_moved = count, None
-        since, reason, why, box = count
-        return DiceEvent(reason, since[0], since[1], rule=_rule(reason),
+        since, reason, why, box, sure = count
+        return DiceEvent(reason, since[0], since[1], confidence=sure, rule=_rule(reason),
                          detail=f"{why}: 3-second count started", box=box)
 
     def _read_roll(self, frame: int, time: float, seen: Sequence[_Resting],
@@ -343,6 +349,14 @@ def _one_leaning_per_pair(read: list[_Resting]) -> list[_Resting]:
                for i, a in enumerate(cocked) for b in cocked[i + 1:]
                if centred_alike(a.die.box, b.die.box, TOUCHING)}
     return [_Resting(r.die, r.since, None) if id(r) in support else r for r in read]
+
+
+def _sureness(resting: _Resting) -> float:
+    """How surely a die counted lies as counted: a cocked die, as its reading is sure of it
+    (the cocked call); a die in the box voids the throw however it lies (5.4.32), so there,
+    how surely it is a die at all."""
+    die = resting.die
+    return die.confidence if resting.reason is Kind.COCKED else die.presence
 
 
 def _continues(count: Count, counted: Count) -> bool:
