@@ -364,3 +364,19 @@ def test_a_die_counted_unseen_in_the_box_carries_no_confidence() -> None:
                if e.kind in (Kind.IN_BOX, Kind.VOID)]
     assert len(counted) == 2
     assert all(e.confidence is None and "confidence" not in e.to_json() for e in counted)
+
+
+def test_a_part_of_a_die_read_as_a_third_die_starts_no_count() -> None:
+    # A closer look frames a corner between the two dice alone, 14 px against dice of 20 and
+    # 26, and reads it cocked: a throw has two dice, and a reading under half the size of
+    # either is a part of one, not a die that voids the throw.
+    corner = DieReading((389, 327, 14, 14), None, True, 0.97)
+    dice = [DieReading((402, 320, 26, 29), 6, False, 0.99),
+            DieReading((379, 315, 20, 21), 2, False, 0.9)]
+    events = run(DiceWatcher(), [(15, dice, 0.05), (120, [*dice, corner], 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ]
+    assert events[1].values == (2, 6)
+    # Half the size or more, it is read as a die: its count starts.
+    bigger = DieReading((389, 327, 15, 15), None, True, 0.97)
+    events = run(DiceWatcher(), [(15, dice, 0.05), (120, [*dice, bigger], 0.0)])
+    assert Kind.COCKED in [e.kind for e in events]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from vision.dice.reader import DieReading
-from vision.dice.rest import Box, centred_alike
+from vision.dice.rest import PART_OF_DIE, Box, centred_alike
 from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
@@ -155,6 +155,8 @@ class DiceWatcher:
         self._last = (frame, time)
         if rests is None:
             rests = [self._still_since or (frame, time)] * len(dice)
+        whole = _whole_dice(dice, self.dice_per_throw)
+        dice, rests = [dice[i] for i in whole], [rests[i] for i in whole]
         read = _one_leaning_per_pair(
             [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)])
         # Faint readings are a hand's knuckle or a shadow far more often than a die; a die read
@@ -337,6 +339,18 @@ class DiceWatcher:
         self._rolling, self._most_out, self._missing_since = False, 0, None
         self._votes.clear()
         return [DiceEvent(Kind.CLEARED, frame, time)]
+
+
+def _whole_dice(dice: Sequence[DieReading], per_throw: int) -> list[int]:
+    """Which readings are whole dice: with more readings than a throw has dice, one under
+    PART_OF_DIE the size of the smallest of the largest `per_throw` is a part of a die (a
+    corner between the two dice read alone: 98005's, 14 px against 20 and 26, read cocked and
+    voided a good throw), not a die."""
+    if len(dice) <= per_throw:
+        return list(range(len(dice)))
+    areas = [die.box[2] * die.box[3] for die in dice]
+    least = sorted(areas, reverse=True)[per_throw - 1]
+    return [i for i, area in enumerate(areas) if area >= PART_OF_DIE * least]
 
 
 def _one_leaning_per_pair(read: list[_Resting]) -> list[_Resting]:
