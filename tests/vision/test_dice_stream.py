@@ -380,3 +380,8 @@ def test_a_part_of_a_die_read_as_a_third_die_starts_no_count() -> None:
     bigger = DieReading((389, 327, 15, 15), None, True, 0.97)
     events = run(DiceWatcher(), [(15, dice, 0.05), (120, [*dice, bigger], 0.0)])
     assert Kind.COCKED in [e.kind for e in events]
+    # A faint reading, however large (a knuckle), measures no die: a small die beside it is
+    # no part.
+    knuckle = DieReading((100, 300, 60, 60), 3, False, 0.2, presence=0.2)
+    events = run(DiceWatcher(), [(15, dice[:1], 0.05), (120, [dice[0], corner, knuckle], 0.0)])
+    assert Kind.COCKED in [e.kind for e in events]

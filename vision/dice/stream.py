@@ -155,7 +155,7 @@ class DiceWatcher:
         self._last = (frame, time)
         if rests is None:
             rests = [self._still_since or (frame, time)] * len(dice)
-        whole = _whole_dice(dice, self.dice_per_throw)
+        whole = _whole_dice(dice, self.dice_per_throw, self.min_presence)
         dice, rests = [dice[i] for i in whole], [rests[i] for i in whole]
         read = _one_leaning_per_pair(
             [_Resting(d, rest, self._reason(d)) for d, rest in zip(dice, rests, strict=True)])
@@ -341,16 +341,18 @@ class DiceWatcher:
         return [DiceEvent(Kind.CLEARED, frame, time)]
 
 
-def _whole_dice(dice: Sequence[DieReading], per_throw: int) -> list[int]:
-    """Which readings are whole dice: with more readings than a throw has dice, one under
-    PART_OF_DIE the size of the smallest of the largest `per_throw` is a part of a die (a
-    corner between the two dice read alone: 98005's, 14 px against 20 and 26, read cocked and
-    voided a good throw), not a die."""
-    if len(dice) <= per_throw:
-        return list(range(len(dice)))
+def _whole_dice(dice: Sequence[DieReading], per_throw: int, min_presence: float) -> list[int]:
+    """Which readings are whole dice: with more dice surely read than a throw has, one under
+    PART_OF_DIE the size of the smallest of the largest `per_throw` of those is a part of a die
+    (a corner between the two dice read alone: 98005's, 14 px against 20 and 26, read cocked
+    and voided a good throw), not a die. A faint reading (a hand's knuckle, however large)
+    measures no die: a sliver of a die in the box beside it stays."""
     areas = [die.box[2] * die.box[3] for die in dice]
-    least = sorted(areas, reverse=True)[per_throw - 1]
-    return [i for i, area in enumerate(areas) if area >= PART_OF_DIE * least]
+    sure = sorted((area for area, die in zip(areas, dice, strict=True)
+                   if die.presence >= min_presence), reverse=True)
+    if len(sure) <= per_throw:
+        return list(range(len(dice)))
+    return [i for i, area in enumerate(areas) if area >= PART_OF_DIE * sure[per_throw - 1]]
 
 
 def _one_leaning_per_pair(read: list[_Resting]) -> list[_Resting]:
