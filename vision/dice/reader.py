@@ -366,11 +366,17 @@ def framed_alike(a: DieReading, b: DieReading) -> bool:
             and overlap(a.framed_box, b.framed_box) >= FRAMED_ALIKE)
 
 
-def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """Intersection over union of two boxes (x, y, w, h)."""
+def intersection(a: tuple[float, float, float, float],
+                 b: tuple[float, float, float, float]) -> float:
+    """The area two boxes (x, y, w, h) share."""
     across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
     down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    both = across * down
+    return across * down
+
+
+def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two boxes (x, y, w, h)."""
+    both = intersection(a, b)
     return both / max(a[2] * a[3] + b[2] * b[3] - both, 1e-9)
 
 

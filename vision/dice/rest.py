@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.dice.reader import DieReading, overlap
+from vision.dice.reader import DieReading, intersection, overlap
 
 Box = tuple[float, float, float, float]  # x, y, w, h
 Stamp = tuple[int, float]  # frame index, time in seconds
@@ -238,7 +238,7 @@ class SurestAtRest:
             if same is not None:
                 unused.remove(same)
                 kept = same[0]
-                if _area(die.box) < PART_OF_DIE * _area(kept.box):
+                if box_area(die.box) < PART_OF_DIE * box_area(kept.box):
                     die = kept  # a face of it framed alone, not the die read again
                 elif kept.confidence > die.confidence:
                     die = replace(kept, box=die.box, framed_box=die.framed_box)
@@ -249,7 +249,7 @@ class SurestAtRest:
         return steady
 
 
-def _area(box: Box) -> float:
+def box_area(box: Box) -> float:
     return box[2] * box[3]
 
 
@@ -274,6 +274,4 @@ def _same_place(a: Box, b: Box) -> bool:
 
 def _nested(a: Box, b: Box) -> bool:
     """Whether one box lies mostly (WITHIN) inside the other."""
-    across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return across * down >= WITHIN * min(_area(a), _area(b))
+    return intersection(a, b) >= WITHIN * min(box_area(a), box_area(b))

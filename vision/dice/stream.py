@@ -20,12 +20,12 @@ import enum
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from vision.dice.reader import DieReading
-from vision.dice.rest import PART_OF_DIE, Box, centred_alike
+from vision.dice.rest import PART_OF_DIE, Box, box_area, centred_alike
 from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
@@ -48,9 +48,17 @@ class Kind(enum.Enum):
 
 # What a count's event says started it.
 WHY = {Kind.COCKED: "a die cocked", Kind.IN_BOX: "a die stopped in the box"}
-# A count: since when, its reason, what started it, where the die lay and how surely it lies
-# so (both None: a die not out of the box, unseen).
-Count = tuple[tuple[int, float], Kind, str, Box | None, float | None]
+
+
+class Count(NamedTuple):
+    """A 3-second count as started: since when, its reason, what started it, where the die
+    lay and how surely it lies so (both None: a die not out of the box, unseen)."""
+
+    since: tuple[int, float]
+    reason: Kind
+    why: str
+    box: Box | None
+    sure: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +202,7 @@ class DiceWatcher:
         would end the count of a die not out of the box taken only once it has lain there
         rest_seconds: a flicker against the empty tray (a shadow's edge near the change
         threshold) would cancel and start that count again frame after frame."""
-        if (self._count is None or self._count[3] is not None
+        if (self._count is None or self._count.box is not None
                 or not read < self.dice_per_throw <= lying):
             self._unread_since = None
             return lying
@@ -217,8 +225,8 @@ class DiceWatcher:
         read with any confidence (a faint reading is a die too unsure to read, not a
         missing one) or lying unread; None when unknown."""
         # each die that would void the throw
-        counts: list[Count] = [(r.since, r.reason, WHY[r.reason], r.die.box, _sureness(r))
-                               for r in at_rest if r.reason is not None]
+        counts = [Count(r.since, r.reason, WHY[r.reason], r.die.box, _sureness(r))
+                  for r in at_rest if r.reason is not None]
         still = self._still_since
         tray_at_rest = still is not None and time - still[1] >= self.unseen_seconds
         missing = lying is not None and lying < self.dice_per_throw
@@ -228,37 +236,37 @@ class DiceWatcher:
             assert still is not None
             since = in_box_since or max([still, *(r.since for r in seen)])
             self._missing_since = min(since, self._missing_since or since)
-            counts.append((self._missing_since, Kind.IN_BOX, "a die not out of the box", None,
-                           None))
+            counts.append(Count(self._missing_since, Kind.IN_BOX, "a die not out of the box",
+                                None, None))
         if self._count is None:
             if self._announced:
                 # The roll was read, but a die lying as it lay then now reads surer cocked
                 # (or in the box): the count runs from when it came to rest, as a judge
                 # watching it would have counted.
                 rest = self._roll_rest
-                counts = [c for c in counts if rest is not None and c[0] <= rest]
+                counts = [c for c in counts if rest is not None and c.since <= rest]
             if not counts:
                 return []
-            return [self._start(min(counts, key=lambda c: c[0]))]
+            return [self._start(min(counts, key=lambda c: c.since))]
         counted, moved_at = self._count, self._count_moved
-        if counted[3] is None and any(r not in at_rest and r.reason is Kind.IN_BOX
+        if counted.box is None and any(r not in at_rest and r.reason is Kind.IN_BOX
                                       for r in seen):
             return []  # the die counted unseen in the box, read there while its rest is dated
         same = [c for c in counts if _continues(c, counted)]
         if same:  # the die the count runs for: from its first start, as surely as read since
-            readings = [c[4] for c in (*same, counted) if c[4] is not None]
-            counted = self._count = (*counted[:4], max(readings) if readings else None)
+            readings = [c.sure for c in (*same, counted) if c.sure is not None]
+            counted = self._count = counted._replace(sure=max(readings) if readings else None)
             counts = [c for c in counts if c not in same] + [counted]
         if moved_at is not None and counts:
             self._count_moved = None
             if not same:  # the cocked die moved on: its count ended when it moved
                 return [self._cancel(*moved_at, "the die moved"),
-                        self._start(min(counts, key=lambda c: c[0]))]
+                        self._start(min(counts, key=lambda c: c.since))]
         if counts:
-            since, reason, why, box, sure = min(counts, key=lambda c: c[0])
+            since, reason, why, box, sure = min(counts, key=lambda c: c.since)
             if time - since[1] < VOID_AFTER_SECONDS:
                 return []
-            if since == counted[0]:
+            if since == counted.since:
                 # The die the count started for, read again (framed with its neighbour, say):
                 # the void cites what was seen when the count started.
                 _, reason, why, box, sure = counted
@@ -270,7 +278,7 @@ class DiceWatcher:
             return [DiceEvent(Kind.VOID, frame, time, confidence=sure, rule=_rule(reason),
                               detail=f"{why} for 3 seconds", box=box)]
         if any(r not in at_rest for r in seen):
-            if counted[1] is not Kind.COCKED:
+            if counted.reason is not Kind.COCKED:
                 return [self._cancel(frame, time, "the die moved")]
             # Whether a cocked die that moves has fallen is seen once it lies still again (one
             # settling by a pixel has not); if it has, the count ended when it moved.
@@ -279,7 +287,7 @@ class DiceWatcher:
             return []
         if moved_at is not None:
             return [self._cancel(*moved_at, "the die moved")]
-        if counted[3] is None:  # the die counted unseen in the box
+        if counted.box is None:  # the die counted unseen in the box
             return [self._cancel(frame, time, "the die lies out of the box now")]
         return [self._cancel(frame, time, "the die reads flat in the tray now")]
 
@@ -347,7 +355,7 @@ def _whole_dice(dice: Sequence[DieReading], per_throw: int, min_presence: float)
     (a corner between the two dice read alone: 98005's, 14 px against 20 and 26, read cocked
     and voided a good throw), not a die. A faint reading (a hand's knuckle, however large)
     measures no die: a sliver of a die in the box beside it stays."""
-    areas = [die.box[2] * die.box[3] for die in dice]
+    areas = [box_area(die.box) for die in dice]
     sure = sorted((area for area, die in zip(areas, dice, strict=True)
                    if die.presence >= min_presence), reverse=True)
     if len(sure) <= per_throw:
@@ -380,10 +388,10 @@ def _continues(count: Count, counted: Count) -> bool:
     unseen in the box and now read there is; so is a cocked die that shifted and lies cocked
     where it lay: it has not fallen (5.4.33). A die in the box that moved at all has moved on
     (5.4.32)."""
-    box, counted_box = count[3], counted[3]
+    box, counted_box = count.box, counted.box
     if counted_box is None:
-        return count[1] is Kind.IN_BOX
-    return (counted[1] is Kind.COCKED and count[1] is Kind.COCKED and box is not None
+        return count.reason is Kind.IN_BOX
+    return (counted.reason is Kind.COCKED and count.reason is Kind.COCKED and box is not None
             and centred_alike(box, counted_box))
 
 
