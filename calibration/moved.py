@@ -1,17 +1,20 @@
-"""Has the board camera moved since calibration?
+"""Has a camera moved since calibration?
 
 At calibration we keep, for each side of the field, the profile of the brightness gradient
 across that side (median over points along it, so checkers or a hand on part of a side do not
 matter). On a new frame the same profiles are taken at the calibrated corners and matched to
-the reference: if a side's edge now lies a few pixels off, or most sides have lost their edge,
-the camera (or the board) moved and the calibration no longer holds. A moved camera is
+the reference: if two sides' edges now lie a few pixels off (one alone is checkers stacked
+against it), or most sides have lost their edge, the camera (or the board) moved and the
+calibration no longer holds. A moved camera is
 reported as such, never read as a changed position. With markers, their centres are compared
-too.
+too. Over a stream, `CameraWatch` keeps asking, on the frames where the board is about to be
+read; `ViewWatch` asks it of a camera with no field in view (the dice tray's own), from how
+far its still, empty view has shifted since the first one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -24,6 +27,17 @@ SAMPLES = 32  # points along each side
 SHIFT_PX = 2.0  # a side whose edge lies this far off has moved
 GOOD_MATCH = 0.6  # correlation for a side to count as seen
 MARKER_PX = 3.0
+# A verdict of moved holding this long over a stream's still frames is a moved camera: an arm
+# resting over a side for a moment hides its edge, it does not move it.
+CONFIRM_SECONDS = 0.5
+# Over a stream the camera has moved once the board would be read otherwise: the board reader
+# reads every point of a generated game alike with its frames moved by up to 0.65 % of the
+# field's width (4 px of 611) and misreads some from 1 % (6 px).
+READ_TOLERANCE = 0.006
+# A still view is compared with the first at most this often (a phase correlation of the
+# dice tray's view takes about 3 ms), and has moved when this many comparisons in a row say so.
+VIEW_EVERY_SECONDS = 0.5
+VIEW_CONFIRMATIONS = 2
 
 
 def border_profiles(image: Image, corners: FloatArray, reach: int = REACH) -> FloatArray:
@@ -78,8 +92,10 @@ def _match(ref: FloatArray, cur: FloatArray, reach: int) -> tuple[float, float]:
     return best, best_corr
 
 
-def check_camera(calibration: BoardCalibration, image: Image) -> MoveCheck:
-    """Whether the field is still where the calibration says it is."""
+def check_camera(calibration: BoardCalibration, image: Image,
+                 shift_px: float = SHIFT_PX) -> MoveCheck:
+    """Whether the field is still where the calibration says it is: moved once two sides'
+    edges lie `shift_px` off, or all but two have lost their edge."""
     markers_moved: list[int] = []
     if calibration.markers is not None:
         from calibration.aruco import detect
@@ -109,12 +125,98 @@ def check_camera(calibration: BoardCalibration, image: Image) -> MoveCheck:
         matches.append(corr)
         shifts.append(lag if corr >= GOOD_MATCH else None)
     seen_sides = [s for s in shifts if s is not None]
-    off = [s for s in seen_sides if abs(s) >= SHIFT_PX]
+    off = [s for s in seen_sides if abs(s) >= shift_px]
     if markers_moved:
         return MoveCheck(True, shifts, matches, f"markers {markers_moved} moved", markers_moved)
-    if off:
+    # A moved camera (or board) shifts at least two sides; one side alone off is something
+    # on it: checkers stacked against the edge put their rims in that side's profile.
+    if len(off) >= 2:
         return MoveCheck(True, shifts, matches,
                          f"the field's edge moved by up to {max(abs(s) for s in off):.0f} px")
     if len(seen_sides) <= 2:
         return MoveCheck(True, shifts, matches, "the field's edges are no longer where they were")
     return MoveCheck(False, shifts, matches, "the field is where it was calibrated")
+
+
+@dataclass
+class CameraWatch:
+    """Whether a camera stays where its calibration was made, over a stream: `check` each
+    still frame before the board is read; `moved` holds the verdict while the camera has
+    moved (None while it has not).
+
+    A calibration made here keeps the field's edges as calibration saw them; one without them
+    (written by another tool) takes them from the first frame checked: the camera as it stood
+    when refereeing began."""
+
+    calibration: BoardCalibration
+    confirm_seconds: float = CONFIRM_SECONDS
+    moved: MoveCheck | None = field(default=None, init=False)
+    _doubted_since: float | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        top_left, top_right, bottom_right, bottom_left = self.calibration.corners
+        width = (np.linalg.norm(top_right - top_left)
+                 + np.linalg.norm(bottom_right - bottom_left)) / 2
+        self.shift_px = max(SHIFT_PX, READ_TOLERANCE * float(width))
+
+    def check(self, image: Image, time: float) -> bool:
+        """Whether the field is where it was calibrated, so that the board may be read: False
+        from the first frame that says otherwise, `moved` set once that has held for
+        `confirm_seconds`."""
+        if self.calibration.border is None:
+            self.calibration = replace(self.calibration,
+                                       border=border_profiles(image, self.calibration.corners))
+            return True
+        verdict = check_camera(self.calibration, image, self.shift_px)
+        if not verdict.moved:
+            self.moved = self._doubted_since = None
+            return True
+        if self._doubted_since is None:
+            self._doubted_since = time
+        if time - self._doubted_since >= self.confirm_seconds:
+            self.moved = verdict
+        return False
+
+
+@dataclass
+class ViewWatch:
+    """Whether a camera with no field in view (the dice tray's own) still sees what it saw
+    when refereeing began: `check` its still view with no die in it (the same crop each
+    time); `moved` says why while it has shifted by `shift_px` or more from the first one
+    checked.
+
+    The shift is the two views' phase correlation, a translation to a tenth of a pixel: on
+    the physics clips a still, empty tray against the first is off by at most half a pixel,
+    and a tray moved by 2, 5 or 20 px is measured to a few tenths. Dice spoil it: on a plain
+    felt they are most of what the view shows, and two views with dice lying differently
+    correlate best at the dice's offset (on the generated games, 80 to 225 px). How well the
+    views correlate is no guide (0.1 to 1.1 on the clips, moved or not)."""
+
+    shift_px: float
+    moved: str | None = field(default=None, init=False)
+    _first: np.ndarray | None = field(default=None, init=False)
+    _window: np.ndarray | None = field(default=None, init=False)
+    _checked: float | None = field(default=None, init=False)
+    _doubts: int = field(default=0, init=False)
+
+    def due(self, time: float) -> bool:
+        """Whether a view checked now would be compared (at most every VIEW_EVERY_SECONDS)."""
+        return self._checked is None or time - self._checked >= VIEW_EVERY_SECONDS
+
+    def check(self, view: np.ndarray, time: float) -> None:
+        """Compare the view with the first, when due; the first one checked is kept."""
+        if not self.due(time):
+            return
+        self._checked = time
+        now = view.astype(np.float32)
+        if self._first is None or self._first.shape != now.shape:
+            self._first = now
+            self._window = cv2.createHanningWindow(now.shape[::-1], cv2.CV_32F)
+            return
+        (dx, dy), _ = cv2.phaseCorrelate(self._first, now, self._window)
+        if float(np.hypot(dx, dy)) < self.shift_px:
+            self.moved, self._doubts = None, 0
+            return
+        self._doubts += 1
+        if self._doubts >= VIEW_CONFIRMATIONS:
+            self.moved = f"the dice tray's view moved by {round(dx):+d}, {round(dy):+d} px"

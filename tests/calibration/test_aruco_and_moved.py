@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -10,7 +11,7 @@ import pytest
 
 from calibration.aruco import IDS, detect, draw_markers, field_corners, marker_sheet
 from calibration.make import calibrate
-from calibration.moved import check_camera
+from calibration.moved import CONFIRM_SECONDS, CameraWatch, check_camera
 
 Board = tuple[np.ndarray[Any, Any], dict[str, Any]]
 
@@ -79,3 +80,65 @@ def test_markers_moving_is_noticed(boards: list[Board]) -> None:
     assert not check_camera(cal, marked).moved
     verdict = check_camera(cal, _shift(marked, 5, 0))
     assert verdict.moved and verdict.markers_moved
+
+
+def test_a_stream_reports_a_camera_that_stays_moved(boards: list[Board]) -> None:
+    image, label = boards[0]
+    watch = CameraWatch(calibrate(image, label["corners"], read_colours=False))
+    assert watch.check(image, 0.0) and watch.moved is None
+    knocked = _shift(image, 12, 0)
+    # Not read from the first frame that says so; reported once that holds.
+    assert not watch.check(knocked, 1.0) and watch.moved is None
+    assert not watch.check(knocked, 1.0 + CONFIRM_SECONDS) and watch.moved is not None
+    assert watch.check(image, 3.0) and watch.moved is None  # put back
+
+
+def test_a_moment_of_doubt_is_not_a_moved_camera(boards: list[Board]) -> None:
+    image, label = boards[0]
+    watch = CameraWatch(calibrate(image, label["corners"], read_colours=False))
+    assert not watch.check(_shift(image, 12, 0), 1.0)
+    assert watch.check(image, 1.2)
+    assert not watch.check(_shift(image, 12, 0), 1.3 + CONFIRM_SECONDS / 2)
+    assert watch.moved is None  # the doubt began again at 1.3
+
+
+def test_a_stream_tolerates_what_the_board_reader_does(boards: list[Board]) -> None:
+    """A shift the board reader reads through is no reason to stop refereeing, though the
+    calibration's own check (`calibrate --check`) reports it."""
+    image, label = boards[0]
+    calibration = calibrate(image, label["corners"], read_colours=False)
+    nudged = _shift(image, 3, 0)
+    assert check_camera(calibration, nudged).moved
+    watch = CameraWatch(calibration)
+    assert watch.shift_px > 3
+    assert watch.check(nudged, 0.0) and watch.check(nudged, 1.0) and watch.moved is None
+
+
+def test_a_calibration_without_edges_watches_from_the_first_frame(boards: list[Board]) -> None:
+    """Corners given a few pixels off the field's edge, with no edges kept (another tool's
+    calibration): against the line itself every frame would look moved; against the stream's
+    first frame only a moved camera does."""
+    image, label = boards[0]
+    lowered = np.array(label["corners"]) + np.array([0, 4])
+    calibration = replace(calibrate(image, lowered, read_colours=False), border=None)
+    assert check_camera(calibration, image).moved
+    watch = CameraWatch(calibration)
+    assert watch.check(image, 0.0) and watch.check(image, 1.0)
+    assert not watch.check(_shift(image, 0, 12), 2.0)
+
+
+def test_one_side_off_is_something_on_it_not_a_moved_camera(boards: list[Board]) -> None:
+    """Checkers stacked against one edge put their rims in that side's profile, as if that
+    edge alone had moved; a camera that moved shifts two sides at least."""
+    image, label = boards[0]
+    cal = calibrate(image, label["corners"], read_colours=False)
+    corners = np.array(label["corners"])
+    lowered = _shift(image, 0, 5)
+    top = slice(int(corners[:2, 1].min()) - 25, int(corners[:2, 1].max()) + 25)
+    one_side = image.copy()
+    one_side[top] = lowered[top]
+    verdict = check_camera(cal, one_side)
+    assert not verdict.moved and sum(abs(s) >= 2 for s in verdict.shifts if s is not None) == 1
+    bottom = slice(int(corners[2:, 1].min()) - 25, int(corners[2:, 1].max()) + 25)
+    one_side[bottom] = lowered[bottom]
+    assert check_camera(cal, one_side).moved
