@@ -11,7 +11,7 @@ import pytest
 
 from calibration.aruco import IDS, detect, draw_markers, field_corners, marker_sheet
 from calibration.make import calibrate
-from calibration.moved import CONFIRM_SECONDS, CameraWatch, check_camera
+from calibration.moved import CONFIRM_SECONDS, CameraWatch, check_camera, judge_sides
 
 Board = tuple[np.ndarray[Any, Any], dict[str, Any]]
 
@@ -142,3 +142,17 @@ def test_one_side_off_is_something_on_it_not_a_moved_camera(boards: list[Board])
     bottom = slice(int(corners[2:, 1].min()) - 25, int(corners[2:, 1].max()) + 25)
     one_side[bottom] = lowered[bottom]
     assert check_camera(cal, one_side).moved
+
+
+@pytest.mark.parametrize(("shifts", "matches", "moved"), [
+    # Game 5016 of the review bench: red and white checkers along the top and bottom edges,
+    # their rims matched 16 px out and 4 px in, neither surely.
+    ([-16.0, 0.0, 4.0, 0.0], [0.86, 1.0, 0.74, 1.0], False),
+    ([-16.0, 0.0, 4.0, 0.0], [0.95, 1.0, 0.92, 1.0], True),  # the same shifts, surely matched
+    ([6.0, 0.0, -6.0, 0.0], [0.7, 1.0, 0.65, 1.0], True),  # top and bottom as one translation
+    ([6.0, 0.0, 6.0, 0.0], [0.7, 1.0, 0.65, 1.0], False),  # not one translation, not sure
+    ([None, 0.0, None, 1.0], [0.3, 1.0, 0.2, 1.0], True),  # two sides lost their edges
+])
+def test_sides_judged_together(shifts: list[float | None], matches: list[float],
+                               moved: bool) -> None:
+    assert judge_sides(shifts, matches, 4.0)[0] is moved
