@@ -31,6 +31,9 @@ _TEMPLATES = {
     "move_unseen": "{player} {dice}: the move was not seen ({detail})",
     "game_end": "{result}",
     "source": "video {kind}: {detail}",
+    "camera_moved": "the camera moved since its calibration: {detail} until it is back or "
+                    "calibrated again",
+    "camera_back": "the camera is back where it was calibrated",
 }
 _REASONS = {"cocked": "a cocked die", "in_box": "a die stopped in the box"}
 

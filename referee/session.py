@@ -40,6 +40,7 @@ class TableSession:
         self.tracker = GameTracker(rules_for(variant, head_exception), variant)
         self.evidence = EvidenceRecorder(evidence, fps)
         self.flags = 0
+        self.camera_moved: str | None = None  # why, while the camera has moved
 
     def feed(self, item: Frame | SourceEvent) -> list[dict[str, Any]]:
         """The events `item` completed. ValueError for a frame the camera's calibration
@@ -49,6 +50,12 @@ class TableSession:
                                  {"kind": item.kind, "detail": item.detail}).to_json()]
         seen = self.observer.observe(item.index, item.time, item.image)
         events = self.tracker.update(seen)
+        if (seen.camera_moved is None) != (self.camera_moved is None):
+            self.camera_moved = seen.camera_moved
+            events.append(RefereeEvent("camera_moved", item.index, item.time,
+                                       {"detail": seen.camera_moved})
+                          if seen.camera_moved is not None else
+                          RefereeEvent("camera_back", item.index, item.time))
         self.evidence.add(item.index, item.image if seen.preview is None else seen.preview)
         out = []
         for event in events:

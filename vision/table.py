@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from calibration.board import BoardCalibration
+from calibration.moved import CameraWatch
 from calibration.numbering import Layout
 from referee.judge import BoardBelief, Content
 from referee.position import Side, Variant
@@ -73,7 +74,9 @@ def dice_zones(calibration: BoardCalibration) -> DiceZones | None:
 class Observation:
     """What one frame showed. `board` is set only on frames where the board was read (it had
     settled and changed); `board_moving`: hands or checkers in motion over the board;
-    `board_stale`: the board looks different from its last reading (not yet settled)."""
+    `board_stale`: the board looks different from its last reading (not yet settled);
+    `camera_moved`: why the camera is taken to have moved since its calibration, while it
+    is (nothing in its view is read meanwhile)."""
 
     frame: int
     time: float
@@ -85,6 +88,7 @@ class Observation:
     preview: np.ndarray | None = None  # the frame at half size, for evidence
     board: BoardBelief | None = None
     board_reading: BoardReading | None = None
+    camera_moved: str | None = None
 
 
 def belief_from_reading(reading: BoardReading, layout: Layout,
@@ -143,8 +147,10 @@ class TableObserver:
     _board_still_since: float | None = field(default=None, init=False)
     _board_read: np.ndarray | None = field(default=None, init=False)
     _clock_still: int = field(default=0, init=False)
+    camera: CameraWatch = field(init=False)
 
     def __post_init__(self) -> None:
+        self.camera = CameraWatch(self.setup.board)
         width, height = self.setup.board.image_size
         self.size = (max(1, round(width * SCALE)), max(1, round(height * SCALE)))
         small = (self.size[1], self.size[0])
@@ -189,11 +195,16 @@ class TableObserver:
         grey = cv2.cvtColor(cv2.resize(preview, self.size, interpolation=cv2.INTER_AREA),
                             cv2.COLOR_BGR2GRAY)
         previous, self._previous = self._previous, grey
+        # A camera moved since its calibration sees the board, the clock and the tray where
+        # their calibration does not put them: nothing in its view is read until it is back.
+        # Dice events from a tray camera of its own still come.
+        moved = self.camera.moved is not None
         dice_events: list[DiceEvent] = []
         dice: list[DieReading] = []
         if self.tray is not None:
-            dice_events = self.tray.observe(frame, time, image)
-            dice = self.tray.dice
+            if not moved:
+                dice_events = self.tray.observe(frame, time, image)
+                dice = self.tray.dice
         else:
             assert self.watcher is not None
             dice_events = self.watcher.update(frame, time, dice, 0.0)
@@ -201,20 +212,31 @@ class TableObserver:
         board_moving = changed_share(previous, grey, self.board_mask) >= self.board_change
         if board_moving or self._board_still_since is None:
             self._board_still_since = None if board_moving else time
-        clock = self._read_clock(previous, grey)
+        clock = None if moved else self._read_clock(previous, grey)
         stale = changed_share(self._board_read, grey, self.board_mask) >= self.board_change
         settled = (not board_moving and self._board_still_since is not None
                    and time - self._board_still_since >= self.settle_seconds)
-        if not (settled and stale):
+        # The camera is checked where the board would be read, and while it has moved until
+        # it is back (the board as it was then is no change from its last reading).
+        if not (settled and (stale or moved) and self.camera.check(image, time)):
             return Observation(frame, time, dice_events, dice, board_moving, stale, clock,
-                               preview)
+                               preview, camera_moved=self._moved())
         self._board_read = grey
         reading = self.board_reader.read(image, self.setup.board.corners,
                                          self.setup.board.bar_width)
         belief = belief_from_reading(reading, self.layout, self.white_colour)
         # A reading with a hand in it is no view of the board: it stays stale.
         return Observation(frame, time, dice_events, dice, False, bool(reading.occluded),
-                           clock, preview, belief, reading)
+                           clock, preview, belief, reading, self._moved())
+
+    def _moved(self) -> str | None:
+        """Why the camera, or its view of the tray, is off its calibration, while it is."""
+        if self.camera.moved is not None:
+            return (f"{self.camera.moved.reason}: the board, the clock and the dice tray in "
+                    "this camera's view are not read")
+        if self.tray is not None and self.tray.moved is not None:
+            return f"{self.tray.moved}: the dice are not read"
+        return None
 
 
 def _mask(shape: tuple[int, int], polygon: np.ndarray) -> np.ndarray:

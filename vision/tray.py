@@ -21,6 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.moved import SHIFT_PX, ViewWatch
 from vision.dice.closer import DiceReading, look_closer, one_die
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import DiceReader, DieReading
@@ -43,6 +44,10 @@ MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 # threshold, is found on one frame and missed on the next.
 MISSING_READ_EVERY = 5
 MISSING_READ_SECONDS = 4.0
+# The tray's view has moved (the camera knocked, the baffle box pushed) once its still view
+# shifts by this share of its width from the first: 2.6 px of the clips' 440 px view,
+# a tenth of a die, which puts a die's foot a millimetre or so across the box's edge.
+VIEW_MOVED_SHARE = 0.006
 
 
 @dataclass
@@ -83,6 +88,7 @@ class TrayCamera:
         if self.exclude is not None:
             cv2.fillPoly(mask, [np.round(self.exclude - origin).astype(np.int32)], 0)
         self.mask = mask.astype(bool)
+        self.view_watch = ViewWatch(max(SHIFT_PX, VIEW_MOVED_SHARE * mask.shape[1]))
         self._empty_tray = EmptyTray(self.mask)
         self._zone_pixels = max(int(self.mask.sum()), 1)
         # The tray is still while fewer pixels than make a die's move change in it.
@@ -107,6 +113,12 @@ class TrayCamera:
     def dice(self) -> list[DieReading]:
         return list(self._dice)
 
+    @property
+    def moved(self) -> str | None:
+        """Why the tray's view is taken to have moved since refereeing began, while it is:
+        its dice are not read meanwhile."""
+        return self.view_watch.moved
+
     def observe(self, frame: int, time: float, image: np.ndarray) -> list[DiceEvent]:
         """The dice events this frame completes."""
         x0, y0, x1, y1 = self.box
@@ -114,6 +126,17 @@ class TrayCamera:
         grey = smoothed(crop)
         previous, self._previous = self._previous, grey
         motion = self._changed_share(previous, grey)
+        if motion >= self.still_share:
+            self._still_from = None
+        elif self._still_from is None:
+            self._still_from = time
+        if self.moved is not None:
+            # Zones that no longer fit read no die; the view is watched until it is back, on
+            # still views where no die lies.
+            if (self._still_long(time) and self.view_watch.due(time)
+                    and not self.dice_reader.read(crop, self.view)):
+                self.view_watch.check(grey, time)
+            return []
         self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
@@ -154,14 +177,13 @@ class TrayCamera:
         # dice cleared away to the next die read, once still as long as a die lies at rest.
         self._in_throw = self._in_throw or bool(boxes)
         if motion >= self.still_share:
-            self._still_from = None
             self._throw_began = self._throw_began or (frame, time)
-        elif self._still_from is None:
-            self._still_from = time
-        if (not self._in_throw and self._still_from is not None
-                and time - self._still_from >= self.watcher.rest_seconds):
+        if not self._in_throw and self._still_long(time):
             self._empty_tray.remember(grey)
             self._throw_began = None
+            # The view is watched on the empty tray: dice are the most of what a felt floor
+            # shows, and two views with dice lying differently correlate at their offset.
+            self.view_watch.check(grey, time)
         # A die missing from the readings may be in the box, or lie unread in plain view
         # (with no die read at all the watcher has nothing to count: not worth the search).
         unread: int | None = 0
@@ -182,6 +204,11 @@ class TrayCamera:
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw = False
         return [self._in_frame(event) for event in events]
+
+    def _still_long(self, time: float) -> bool:
+        """Whether the tray has been still as long as a die must lie to be at rest."""
+        return (self._still_from is not None
+                and time - self._still_from >= self.watcher.rest_seconds)
 
     def _in_frame(self, event: DiceEvent) -> DiceEvent:
         """The event with its die's box in the frame's pixels, not the crop's."""
@@ -254,7 +281,8 @@ class TrayVideo:
     A recording is read up to the board camera's time before each board frame
     (`catch_up`); a live camera is read in a thread of its own as its frames come (`start`),
     timed on the board camera's clock (both sources share one `epoch`). A tray camera that
-    fails or ends stops the dice, not the board: `problem` says why.
+    fails or ends stops the dice, not the board: `problem` says why, as it says when the
+    tray's view moved (the dice are not read until it is back).
     """
 
     def __init__(self, source: VideoSource, calibration: dict[str, Any], board_fps: float,
@@ -274,6 +302,7 @@ class TrayVideo:
         self.feed = DiceFeed(board_fps)
         self.problem: str | None = None
         self._reported: str | None = None
+        self._moved: str | None = None
         self._ahead: Frame | None = None
 
     def new_problem(self) -> str | None:
@@ -327,3 +356,8 @@ class TrayVideo:
             raise ValueError(f"tray frame {frame.index} is {frame.image.shape[1::-1]}, its "
                              f"calibration is for {width}x{height}")
         self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))
+        moved = self.camera.moved
+        if (moved is None) != (self._moved is None):
+            self._moved = moved
+            self.problem = (f"{moved}: the dice are not read until it is back or calibrated "
+                            "again" if moved else "the tray's view is back where it was")

@@ -15,6 +15,7 @@ import pytest
 from referee.cli import main
 from referee.evidence import verify
 from synth.game.score import score
+from tests.knocked import knock_camera
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:
@@ -161,3 +162,67 @@ def test_a_table_with_a_camera_for_the_tray_is_reviewed_as_one(game: Path,
     log = read_log(out / "events.jsonl")
     assert [e["kind"] for e in log if e["event"] == "source"] == ["tray_camera"]
     assert not any(e["event"] == "roll" for e in log)
+
+
+def test_a_camera_knocked_mid_game_is_reported_not_refereed(game: Path, tmp_path: Path) -> None:
+    """The camera knocked 30 px aside between two turns: every calibrated region (the field,
+    the clock, the tray) now lies elsewhere in its frames. The log says so once, soon after,
+    and nothing is read from the camera from then on: no move, no throw, no flag on a board
+    or a clock seen where they are not."""
+    truth = read_log(game / "events.jsonl")
+    # After the second turn's press, before the third throw.
+    knocked = [e["frame"] for e in truth if e["event"] == "clock_press"][1] + 10
+    knock_camera(game / "game.mp4", tmp_path / "game.avi", knocked, 30, 12)
+    shutil.copy(game / "calibration.json", tmp_path / "calibration.json")
+    out = tmp_path / "review"
+    assert main(["review", str(tmp_path / "game.avi"), "--out", str(out), "--quiet"]) == 0
+    seen = read_log(out / "events.jsonl")
+    moved = [e for e in seen if e["event"] == "camera_moved"]
+    assert len(moved) == 1 and knocked < moved[0]["frame"] <= knocked + 30, moved
+    assert "no longer where" in moved[0]["detail"] or "moved by" in moved[0]["detail"]
+    after = [e["event"] for e in seen if e["frame"] > moved[0]["frame"]]
+    assert after == [], after
+    assert [e["event"] for e in seen].count("move") == 2  # the turns before were refereed
+
+
+def test_a_camera_put_back_is_refereed_again(game: Path, tmp_path: Path) -> None:
+    """The camera knocked aside for a second as the third throw begins, then put back: the
+    log says it moved and that it is back, and the dice and the move are read after it."""
+    truth = read_log(game / "events.jsonl")
+    knocked = [e["frame"] for e in truth if e["event"] == "clock_press"][1] + 10
+    knock_camera(game / "game.mp4", tmp_path / "game.avi", knocked, 30, 12, knocked + 33)
+    shutil.copy(game / "calibration.json", tmp_path / "calibration.json")
+    out = tmp_path / "review"
+    assert main(["review", str(tmp_path / "game.avi"), "--out", str(out), "--quiet"]) == 0
+    seen = read_log(out / "events.jsonl")
+    camera = [(e["event"], e["frame"]) for e in seen if e["event"].startswith("camera")]
+    assert [kind for kind, _ in camera] == ["camera_moved", "camera_back"], camera
+    assert knocked + 33 <= camera[1][1] <= knocked + 33 + 30, camera
+    third = [sorted(e["dice"]) for e in truth if e["event"] == "roll"][2]
+    assert [sorted(e["dice"]) for e in seen
+            if e["event"] == "roll" and e["frame"] >= camera[1][1]] == [third]
+    assert [e["event"] for e in seen].count("move") == 3
+
+
+def test_a_knocked_tray_camera_stops_the_dice_not_the_board(game: Path, tmp_path: Path) -> None:
+    """The tray's own camera knocked 8 px aside between two turns: the log says its view
+    moved, its dice are read no more, and the board camera is refereed to the end."""
+    board_calibration, tray_calibration = split_cameras(game, tmp_path)
+    truth = read_log(game / "events.jsonl")
+    knocked = [e["frame"] for e in truth if e["event"] == "clock_press"][1] + 10
+    knock_camera(tmp_path / "tray.avi", tmp_path / "knocked.avi", knocked, 8, 4)
+    out = tmp_path / "review"
+    assert main(["review", str(tmp_path / "board.avi"), "--calibration", str(board_calibration),
+                 "--tray-video", str(tmp_path / "knocked.avi"), "--tray-calibration",
+                 str(tray_calibration), "--out", str(out), "--quiet"]) == 0
+    seen = read_log(out / "events.jsonl")
+    said = [e for e in seen if e["event"] == "source"]
+    assert len(said) == 1 and said[0]["kind"] == "tray_camera", said
+    assert "tray's view moved by" in said[0]["detail"]
+    # The view is compared on the empty, still tray: noticed once the third throw's dice
+    # are picked up (an 8 px knock does not stop those dice being read), and nothing read since.
+    picked = [e["frame"] for e in truth if e["event"] == "dice_picked_up" and e["frame"] > knocked]
+    assert picked[0] < said[0]["frame"] <= picked[0] + 45, (picked, said)
+    assert not any(e["event"] == "roll" and e["frame"] > said[0]["frame"] for e in seen)
+    assert [e["event"] for e in seen].count("move") == 3
+    assert any(e["event"] == "clock_press" and e["frame"] > said[0]["frame"] for e in seen)

@@ -523,3 +523,33 @@ def test_a_die_found_leaning_on_another_when_searching_is_taken() -> None:
                       60, paint)
     rolls = [e.values for e in events if e.kind is Kind.ROLL_READ]
     assert rolls == [(4, 5)] and Kind.IN_BOX not in [e.kind for e in events]
+
+
+def test_a_knocked_tray_camera_reads_no_dice_until_its_view_is_back() -> None:
+    """A grained tray; two dice thrown and cleared away; the camera knocked aside (the tray
+    6 px further left in its frames), two dice thrown again; the camera put back, two dice
+    thrown a third time."""
+    grain = cv2.GaussianBlur(np.random.default_rng(0).integers(0, 90, (140, 190), np.uint8),
+                             (0, 0), 1.5)
+
+    def view(index: int) -> np.ndarray:
+        dx = 6 if 150 <= index < 300 else 0  # knocked aside from frame 150 to 299
+        image = cv2.cvtColor(grain[10:130, 15 + dx:175 + dx], cv2.COLOR_GRAY2BGR)
+        if any(start <= index < start + 60 for start in (40, 200, 350)):  # a throw at rest
+            image[80:96, 40:56] = image[70:86, 110:126] = 230
+        return image
+
+    camera = TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120))
+    events: dict[int, list[DiceEvent]] = {}
+    moved: dict[int, str | None] = {}
+    for index in range(420):
+        events[index] = camera.observe(index, index / 30, view(index))
+        moved[index] = camera.moved
+    read = [i for i, found in events.items() if any(e.kind is Kind.ROLL_READ for e in found)]
+    # The first throw and the third read; the knocked camera's not.
+    assert len(read) == 2 and 40 <= read[0] < 100 and 350 <= read[1] < 410, read
+    knocked = [i for i, why in moved.items() if why is not None]
+    # Noticed on the still tray within a second; watched until it is back.
+    assert knocked[0] < 180 and knocked == list(range(knocked[0], knocked[-1] + 1))
+    assert 300 <= knocked[-1] < 330 and "moved by -6, +0 px" in str(moved[knocked[0]])
+    assert not any(events[i] for i in knocked)
