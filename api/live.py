@@ -1,8 +1,9 @@
 """A table's live state, folded from its event stream.
 
 The state is what the station and the overlay show: the game position, the board a flag
-stands on, whose turn, the dice, whose clock runs, the flags still waiting for a judge, and
-the score of the games finished at this table. It is a pure function of the stored events,
+stands on, whose turn, the dice, whose clock runs, the flags still waiting for a judge, the
+score of the games finished at this table, and whether its camera was knocked off its
+calibration. It is a pure function of the stored events,
 so a restarted service shows exactly what it showed before.
 """
 
@@ -30,6 +31,7 @@ class LiveState:
     open_flags: dict[int, dict[str, Any]] = field(default_factory=dict)
     score: dict[Side, int] | None = None
     over: bool = False
+    camera_moved: str | None = None  # why, while the table's camera is off its calibration
     last_seq: int = -1
 
     def __post_init__(self) -> None:
@@ -61,6 +63,10 @@ class LiveState:
             self.mover = self.position.turn
         elif kind == "decision":
             self.open_flags.pop(int(record["flag_seq"]), None)
+        elif kind == "camera_moved":
+            self.camera_moved = str(record.get("detail"))
+        elif kind in ("camera_back", "table_start"):  # put back, or calibrated and started again
+            self.camera_moved = None
         if kind == "illegal_move":
             self.flagged_board = Position.from_json(record["position"])
         if kind in FLAG_EVENTS:

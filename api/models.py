@@ -144,6 +144,10 @@ class LiveOut(BaseModel):
     pips: dict[SideName, int]
     open_flags: list[FlagOut] = Field(description="flags waiting for a judge, newest first")
     score: dict[SideName, int] | None = Field(description="points of the games finished here")
+    camera_moved: str | None = Field(
+        None, description="why the table's camera is taken to have moved since its "
+        "calibration, while it is: nothing in its view is read until it is back or the table "
+        "is calibrated and started again")
     last_seq: int
 
 

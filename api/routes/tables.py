@@ -125,6 +125,7 @@ def live_out(row: TableRow, live: LiveState) -> LiveOut:
         "open_flags": flags,
         "score": {side.value: points for side, points in live.score.items()}
         if live.score else None,
+        "camera_moved": live.camera_moved,
         "last_seq": live.last_seq})
 
 

@@ -3,6 +3,9 @@
 "use strict";
 
 const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
+// Alerts with nothing to decide: a camera knocked off its calibration, a camera stalled or
+// lost. The judges act on the table (calibrate it again, check the camera).
+const NOTICES = ["camera_moved", "source"];
 const tables = new Map(); // table id -> {row, card}
 const alerts = new Map(); // "table:seq" -> alert element
 // "table:flag_seq" -> decision record: one can arrive before its alert (a render of a state
@@ -17,6 +20,9 @@ let clicks = { corners: [], tray: [], box: [] };
 function describe(record) {
   if (record.event === "decision") return `${record.decision} on #${record.flag_seq} by ${record.judge}`;
   if (record.event === "table_stop") return `table ${record.state}${record.detail ? `: ${record.detail}` : ""}`;
+  if (record.event === "camera_moved") return `camera moved since its calibration: ${record.detail} until it is back or calibrated again`;
+  if (record.event === "camera_back") return "camera back where it was calibrated";
+  if (record.event === "source") return `camera ${record.kind}${record.detail ? `: ${record.detail}` : ""}`;
   const who = record.player ? `${record.player} ` : "";
   const dice = record.dice ? ` ${record.dice.join("-")}` : "";
   const rules = (record.violations || []).map((v) => `${v.rule}: ${v.message}`).join("; ");
@@ -66,6 +72,7 @@ function render(state, svg) {
     board,
     el("div", { class: "facts" }, ...facts.map((f) => el("span", {}, f))),
     row.error ? el("div", { class: "error" }, row.error) : "",
+    state.camera_moved ? el("div", { class: "error" }, `camera moved since its calibration: ${state.camera_moved}; calibrate the table again`) : "",
     el("div", {},
       el("button", { onclick: () => act(row.id, "start") }, "Start"),
       el("button", { onclick: () => act(row.id, "stop") }, "Stop"),
@@ -89,14 +96,16 @@ function addAlert(tableId, record) {
   if (alerts.has(key)) return;
   const name = tables.get(tableId)?.row.name || `table ${tableId}`;
   const still = record.evidence?.still;
+  const what = el("div", { class: "what" }, `${name}, ${clockText(record.time)}: ${describe(record)}`);
   // The buttons above the still: the still loading after them would move them under a
   // pointer already pressing one, and the click would be lost.
-  const item = el("li", { class: "alert", "data-key": key },
-    el("div", { class: "what" }, `${name}, ${clockText(record.time)}: ${describe(record)}`),
-    el("button", { class: "accept", onclick: () => decide(tableId, record.seq, "accept") }, "Accept"),
-    el("button", { class: "correct", onclick: () => decide(tableId, record.seq, "correct") }, "Correct"),
-    el("span", { class: "decision" }),
-    still ? el("img", { src: `/api/tables/${tableId}/files/${still}`, alt: "the frame that shows it" }) : "");
+  const item = FLAGS.includes(record.event)
+    ? el("li", { class: "alert", "data-key": key }, what,
+      el("button", { class: "accept", onclick: () => decide(tableId, record.seq, "accept") }, "Accept"),
+      el("button", { class: "correct", onclick: () => decide(tableId, record.seq, "correct") }, "Correct"),
+      el("span", { class: "decision" }),
+      still ? el("img", { src: `/api/tables/${tableId}/files/${still}`, alt: "the frame that shows it" }) : "")
+    : el("li", { class: "alert notice", "data-key": key }, what);
   alerts.set(key, item);
   // Newest first: by the time the referee saw it, across tables.
   const list = document.getElementById("alerts");
@@ -268,7 +277,7 @@ function onEvent(message) {
     return;
   }
   refresh(id);
-  if (FLAGS.includes(record.event)) addAlert(id, record);
+  if (FLAGS.includes(record.event) || NOTICES.includes(record.event)) addAlert(id, record);
   if (record.event === "decision") decided(id, record);
   if (id === selected) document.getElementById("timeline").append(timelineLine(record));
 }

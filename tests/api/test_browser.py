@@ -5,6 +5,7 @@ test's folder (artifacts/)."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -18,6 +19,7 @@ import uvicorn
 from api.app import create_app
 from api.settings import Settings
 from tests.api.conftest import Game
+from tests.knocked import knock_camera
 
 CHROMIUM = Path("/usr/bin/chromium")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -148,3 +150,31 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
     assert store.token_holder(made) is None, "the token revoked at the station"
     assert all((artifacts / name).stat().st_size > 0 for name in (
         "station-flag.png", "station-decided.png", "overlay.png", "station-calibrated.png"))
+
+
+def test_a_knocked_camera_is_an_alert_with_nothing_to_decide(
+        server: tuple[str, uvicorn.Server], game: Game, tmp_path: Path) -> None:
+    base, running = server
+    judge = running.config.app.state.store.make_token("Anna", "judge")
+    truth = [json.loads(line) for line in (game.video.parent / "events.jsonl").open()]
+    knocked = next(e["frame"] for e in truth if e["event"] == "clock_press") + 10
+    knock_camera(game.video, tmp_path / "knocked.avi", knocked, 20, 10)
+    api = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {judge}"})
+    table = api.post("/api/tables", json={"name": "Table 1",
+                                          "source": str(tmp_path / "knocked.avi"),
+                                          "calibration": game.calibration,
+                                          "paced": False}).json()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        station = browser.new_page(viewport={"width": 1400, "height": 900})
+        station.goto(f"{base}/station?token={judge}")
+        station.locator("article.table").first.wait_for()
+        api.post(f"/api/tables/{table['id']}/start")
+        notice = station.locator(".alert.notice", has_text="camera moved since its calibration")
+        notice.wait_for()
+        assert notice.locator("button").count() == 0
+        # The table stays marked, a reload of the page too.
+        station.reload()
+        station.locator("article.table", has_text="calibrate the table again").wait_for()
+        station.screenshot(path=str(tmp_path / "station-knocked.png"))
+        browser.close()

@@ -21,6 +21,7 @@ import pytest
 from api.store import Store
 from synth.game.score import score
 from tests.api.conftest import Game, Service
+from tests.knocked import knock_camera
 from tests.referee.test_review import split_cameras
 
 
@@ -215,3 +216,24 @@ def _events(port: int, token: str) -> list[dict[str, Any]]:
         return []
     events: list[dict[str, Any]] = answer.json() if answer.is_success else []
     return events
+
+
+def test_a_knocked_camera_is_shown_until_the_table_is_calibrated_again(
+        service: Service, game: Game, tmp_path: Path) -> None:
+    truth = [json.loads(line) for line in (game.video.parent / "events.jsonl").open()]
+    knocked = next(e["frame"] for e in truth if e["event"] == "clock_press") + 10
+    knock_camera(game.video, tmp_path / "knocked.avi", knocked, 20, 10)
+    table = service.register(game, source=str(tmp_path / "knocked.avi"))
+    service.client.post(f"/api/tables/{table['id']}/start", headers=service.judge)
+    assert service.wait_state(table["id"], ("finished", "error"))["state"] == "finished"
+    state = service.client.get(f"/api/tables/{table['id']}/state", headers=service.viewer).json()
+    assert state["camera_moved"] and ("moved by" in state["camera_moved"]
+                                      or "no longer where" in state["camera_moved"])
+    kinds = [e["event"]["event"] for e in service.client.get(
+        f"/api/tables/{table['id']}/events", headers=service.viewer).json()]
+    assert kinds.count("camera_moved") == 1
+    # Started again (as a new calibration restarts it): the camera is judged afresh.
+    service.client.post(f"/api/tables/{table['id']}/start", headers=service.judge)
+    assert service.wait_state(table["id"], ("finished", "error"))["state"] == "finished"
+    state = service.client.get(f"/api/tables/{table['id']}/state", headers=service.viewer).json()
+    assert state["camera_moved"] is None
