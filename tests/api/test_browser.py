@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -44,6 +45,15 @@ def server(tmp_path: Path) -> Iterator[tuple[str, uvicorn.Server]]:
     thread.join(timeout=10)
 
 
+def _register(base: str, judge: str, video: Path,
+              calibration: dict[str, Any]) -> tuple[httpx.Client, dict[str, Any]]:
+    """A judge's API client, and the table it registered for `video` (replayed unpaced)."""
+    api = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {judge}"})
+    table = api.post("/api/tables", json={"name": "Table 1", "source": str(video),
+                                          "calibration": calibration, "paced": False}).json()
+    return api, table
+
+
 def test_a_flag_decided_at_the_station_reaches_the_record(
         server: tuple[str, uvicorn.Server], game: Game, tmp_path: Path) -> None:
     base, running = server
@@ -51,10 +61,7 @@ def test_a_flag_decided_at_the_station_reaches_the_record(
     judge, viewer = store.make_token("Anna", "judge"), store.make_token("overlay", "viewer")
     artifacts = tmp_path / "artifacts"
     artifacts.mkdir()
-    api = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {judge}"})
-    table = api.post("/api/tables", json={"name": "Table 1", "source": str(game.video),
-                                          "calibration": game.calibration,
-                                          "paced": False}).json()
+    api, table = _register(base, judge, game.video, game.calibration)
 
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
@@ -159,11 +166,7 @@ def test_a_knocked_camera_is_an_alert_with_nothing_to_decide(
     truth = [json.loads(line) for line in (game.video.parent / "events.jsonl").open()]
     knocked = next(e["frame"] for e in truth if e["event"] == "clock_press") + 10
     knock_camera(game.video, tmp_path / "knocked.avi", knocked, 20, 10)
-    api = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {judge}"})
-    table = api.post("/api/tables", json={"name": "Table 1",
-                                          "source": str(tmp_path / "knocked.avi"),
-                                          "calibration": game.calibration,
-                                          "paced": False}).json()
+    api, table = _register(base, judge, tmp_path / "knocked.avi", game.calibration)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
         station = browser.new_page(viewport={"width": 1400, "height": 900})
