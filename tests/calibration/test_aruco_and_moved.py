@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -14,6 +16,7 @@ from calibration.make import calibrate
 from calibration.moved import CONFIRM_SECONDS, CameraWatch, check_camera, judge_sides
 
 Board = tuple[np.ndarray[Any, Any], dict[str, Any]]
+REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "board-photos"
 
 
 def _shift(image: np.ndarray[Any, Any], dx: float, dy: float) -> np.ndarray[Any, Any]:
@@ -156,3 +159,19 @@ def test_one_side_off_is_something_on_it_not_a_moved_camera(boards: list[Board])
 def test_sides_judged_together(shifts: list[float | None], matches: list[float],
                                moved: bool) -> None:
     assert judge_sides(shifts, matches, 4.0)[0] is moved
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="shared/data/board-photos is not beside the repo")
+@pytest.mark.parametrize("knock", [(0, 0), (6, 0), (0, 6), (-5, 3), (0, -8), (12, 0), (0, 12),
+                                   (4, 4), (-3, -5)])
+def test_a_real_stream_camera_is_watched(knock: tuple[int, int]) -> None:
+    """Three frames of one real tournament stream camera, the checkers elsewhere in each:
+    watched from the first one's edges, the others lie where it did, and each knocked aside
+    past the stream's tolerance (0.6 % of the field, 3.7 px here) does not."""
+    labels = json.loads((REAL / "labels.json").read_text())
+    frames = [cv2.imread(str(REAL / item["file"])) for item in labels]
+    calibration = calibrate(frames[0], labels[0]["corners"], read_colours=False)
+    tolerance = CameraWatch(calibration).shift_px
+    for frame in frames[1:]:
+        verdict = check_camera(calibration, _shift(frame, *knock), tolerance)
+        assert verdict.moved is (knock != (0, 0)), verdict
