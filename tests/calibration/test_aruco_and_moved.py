@@ -175,3 +175,25 @@ def test_a_real_stream_camera_is_watched(knock: tuple[int, int]) -> None:
     for frame in frames[1:]:
         verdict = check_camera(calibration, _shift(frame, *knock), tolerance)
         assert verdict.moved is (knock != (0, 0)), verdict
+
+
+def test_identical_checkers_along_both_long_sides_are_not_a_moved_camera() -> None:
+    """Checkers alike, lined against the top and bottom edges over most of their length (a
+    prime on each side): each side's points then show a checker's rim, an edge much like the
+    field's a few pixels off, and agree on it. A camera knocked sideways is still noticed."""
+    image = np.full((540, 960, 3), 70, np.uint8)
+    image += np.random.default_rng(0).integers(0, 12, image.shape, dtype=np.uint8)
+    cv2.rectangle(image, (180, 60), (780, 480), (190, 190, 190), -1)
+    cv2.rectangle(image, (150, 30), (810, 510), (40, 40, 40), 3)  # the board's outer edge
+    corners = np.array([[180, 60], [780, 60], [780, 480], [180, 480]], float)
+    calibration = calibrate(image, corners, read_colours=False)
+    tolerance = CameraWatch(calibration).shift_px
+    for length in (0.6, 0.7, 0.8):
+        crowded = image.copy()
+        for edge, inward in ((60, 1), (480, -1)):
+            for x in np.arange(180 + 0.05 * 600, 180 + length * 600, 36):
+                centre = (int(x), edge + inward * 21)
+                cv2.circle(crowded, centre, 20, (245, 245, 245), -1)
+                cv2.circle(crowded, centre, 20, (20, 20, 20), 3)
+        assert not check_camera(calibration, crowded, tolerance).moved, length
+        assert check_camera(calibration, _shift(crowded, 6, 0), tolerance).moved, length
