@@ -25,12 +25,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bench.review_accuracy import FIRST_SEED
+from bench.review_accuracy import FIRST_SEED, bench_game
 from calibration.board import BoardCalibration
 from calibration.moved import CameraWatch, border_profiles, check_camera
-from referee.position import Variant
-from synth.cli import parse_size
-from synth.game.video import generate
 from vision.board.warp import Image
 
 # Knocks of 3 to 12 px (the board reader misreads from 6 px of a 611 px field), every way.
@@ -64,8 +61,7 @@ def main() -> None:
         seed = FIRST_SEED + index
         game = root / f"game-{seed}"
         if not (game / "game.mp4").exists():
-            generate(game, Variant.LONG if index % 2 == 0 else Variant.SHORT, seed,
-                     parse_size("1280x720"), inject=("random",), max_turns=args.turns)
+            bench_game(root, index, args.turns)
         calibration = BoardCalibration.load(game / "calibration.json")
         shift_px = CameraWatch(calibration).shift_px
         game_alarms: Counter[int] = Counter()

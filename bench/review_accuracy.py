@@ -28,6 +28,18 @@ from synth.game.video import generate
 FIRST_SEED = 5000
 
 
+def bench_game(root: Path, index: int, turns: int, size: str = "1280x720",
+               tempo: float = 1.0) -> tuple[int, Variant, Path]:
+    """(seed, variant, folder) of the bench's `index`th game, generated into `root`: long
+    and short in turn, every irregularity injected at random."""
+    seed = FIRST_SEED + index
+    variant = Variant.LONG if index % 2 == 0 else Variant.SHORT
+    game = root / f"game-{seed}"
+    generate(game, variant, seed, parse_size(size), inject=("random",), max_turns=turns,
+             tempo=tempo)
+    return seed, variant, game
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
@@ -44,11 +56,7 @@ def main() -> None:
     missed: Counter[str] = Counter()
     offsets: list[tuple[str, int]] = []  # 3-second decisions: frames late (+) or early (-)
     for index in range(args.games):
-        seed = FIRST_SEED + index
-        variant = Variant.LONG if index % 2 == 0 else Variant.SHORT
-        game = root / f"game-{seed}"
-        generate(game, variant, seed, parse_size(args.size), inject=("random",),
-                 max_turns=args.turns, tempo=args.tempo)
+        seed, variant, game = bench_game(root, index, args.turns, args.size, args.tempo)
         truth = [json.loads(line) for line in (game / "events.jsonl").open()]
         summary = review(game / "game.mp4", game / "calibration.json", game / "review", variant,
                          dice_watcher=TruthDice(truth) if args.true_dice else None)
