@@ -151,8 +151,10 @@ def judge_sides(shifts: list[float | None], matches: list[float],
                 if a is not None and b is not None and min(abs(a), abs(b)) >= shift_px
                 and abs(a + b) <= PAIR_PX]
     if len(off) >= 2 or opposite:
-        largest = max(abs(s) for s in off + [s for pair in opposite for s in pair])
-        return True, f"the field's edge moved by up to {largest:.0f} px"
+        # A knock past the profiles' reach matches some sides anywhere within it, so only
+        # the least of the shifts counted is sure to be no more than the knock.
+        least = min(abs(s) for s in off + [s for pair in opposite for s in pair])
+        return True, f"the field's edge moved by at least {least:.0f} px"
     if sum(s is not None for s in shifts) <= 2:
         return True, "the field's edges are no longer where they were"
     return False, "the field is where it was calibrated"

@@ -161,6 +161,19 @@ def test_sides_judged_together(shifts: list[float | None], matches: list[float],
     assert judge_sides(shifts, matches, 4.0)[0] is moved
 
 
+@pytest.mark.parametrize("knock", [6, 30])
+def test_the_reason_never_overstates_the_knock(boards: list[Board], knock: int) -> None:
+    """Past the profiles' reach (16 px) a side matches wherever it can, at 5 or 12 px for a
+    30 px knock: the reason gives a shift the knock is sure to reach."""
+    image, label = boards[0]
+    calibration = calibrate(image, label["corners"], read_colours=False)
+    verdict = check_camera(calibration, _shift(image, knock, 0))
+    said = int(verdict.reason.rsplit("at least ", 1)[1].split()[0])
+    assert verdict.moved and said <= knock
+    if knock <= 16:  # within reach the shift is measured
+        assert said >= knock - 1
+
+
 @pytest.mark.skipif(not REAL.is_dir(), reason="shared/data/board-photos is not beside the repo")
 @pytest.mark.parametrize("knock", [(0, 0), (6, 0), (0, 6), (-5, 3), (0, -8), (12, 0), (0, 12),
                                    (4, 4), (-3, -5)])
