@@ -23,6 +23,7 @@ from models.dice.data import MIN_DIE_PIXELS, SHARED_DICE, LabelledImage
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, classifier_input, crop_square
+from vision.dice.reader import intersection
 
 CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
 COCKED = CLASSES.index("cocked")
@@ -93,7 +94,7 @@ def _empty_spots(boxes: np.ndarray, shape: tuple[int, ...], rng: np.random.Gener
         side = float(rng.choice(sizes)) * rng.uniform(0.7, 1.4)
         x, y = rng.uniform(0, width - side), rng.uniform(0, height - side)
         candidate = np.array([x, y, side, side], np.float32)
-        if all(_overlap(candidate, box) < 0.05 for box in boxes):
+        if all(_share_of_smaller(candidate, box) < 0.05 for box in boxes):
             spots.append(candidate)
     return spots
 
@@ -118,10 +119,11 @@ def _off_centre(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.array([cx - side / 2, cy - side / 2, side, side], np.float32)
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    w = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return float(w * h / min(a[2] * a[3], b[2] * b[3]))
+def _share_of_smaller(a: np.ndarray, b: np.ndarray) -> float:
+    """How much of the smaller of two boxes (x, y, w, h) the other covers."""
+    x, y, w, h = (float(v) for v in a)
+    bx, by, bw, bh = (float(v) for v in b)
+    return intersection((x, y, w, h), (bx, by, bw, bh)) / min(w * h, bw * bh)
 
 
 def augmented(patch: np.ndarray, rng: np.random.Generator, context_span: float = 0.0,
