@@ -79,6 +79,29 @@ def test_read_dice_command_reports_bad_files_and_goes_on(
     assert lines[3]["dice"] == []
 
 
+def test_read_dice_reads_any_shape_and_refuses_a_frame_its_calibration_is_not_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sliver of an image (5000x3, which once scaled to no pixels across and crashed the
+    run) is read; with a tray calibration, a frame of another size is an error line."""
+    images = []
+    for height, width in ((5000, 3), (1, 1), (480, 640)):
+        images.append(tmp_path / f"{width}x{height}.png")
+        cv2.imwrite(str(images[-1]), np.full((height, width, 3), 90, np.uint8))
+    calibration = tmp_path / "tray.json"
+    calibration.write_text(json.dumps({"image_size": [640, 480], "dice_zones": {
+        "tray": [[100, 200], [500, 200], [500, 450], [100, 450]],
+        "box": [[100, 50], [500, 50], [500, 200], [100, 200]]}}))
+    assert main(["read-dice", *map(str, images)]) == 0
+    assert [json.loads(line).get("dice") for line in capsys.readouterr().out.splitlines()] == [
+        [], [], []]
+    assert main(["read-dice", "--calibration", str(calibration), *map(str, images)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert "calibration is for 640x480" in lines[0]["error"]
+    assert "calibration is for 640x480" in lines[1]["error"]
+    assert lines[2]["dice"] == []
+
+
 def test_duplicate_candidates_of_one_die_are_suppressed() -> None:
     from vision.dice.reader import suppress_duplicates
 

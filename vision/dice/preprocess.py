@@ -38,7 +38,8 @@ def letterbox(image: np.ndarray, size: int = DETECTOR_SIZE) -> tuple[np.ndarray,
     """
     height, width = image.shape[:2]
     scale = size / max(height, width)
-    columns, rows = round(width * scale), round(height * scale)
+    # At least a pixel each way: a sliver of an image (5000x3) is still read, not a crash.
+    columns, rows = max(1, round(width * scale)), max(1, round(height * scale))
     resized = cv2.resize(image, (columns, rows), interpolation=cv2.INTER_AREA)
     # Each colour plane divided straight into its place in the input, the padding set alone:
     # 0.2 ms a 640x480 frame against 0.3 for a uint8 canvas transposed and then converted,
