@@ -108,6 +108,7 @@ def test_print_markers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     (b"not an image", None, "not a readable image"),
     (b"jpg", "0,0 2600,0 600,400 0,400", "outside"),
     (b"blank", "10,10 600,10 600,450 10,450", "no board"),
+    (b"jpg", "nan,0 600,0 600,400 0,400", "finite"),
 ])
 def test_single_mode_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                             make: bytes | None, corners: str | None, message: str) -> None:

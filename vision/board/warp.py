@@ -27,8 +27,10 @@ def as_corners(corners: Any) -> FloatArray:
         arr = np.asarray(corners, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("corners must be four [x, y] pairs") from None
-    if arr.shape != (4, 2) or not np.all(np.isfinite(arr)):
+    if arr.shape != (4, 2):
         raise ValueError(f"corners must be four [x, y] pairs, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("corners must be finite numbers")
     return arr
 
 
