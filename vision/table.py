@@ -187,8 +187,8 @@ class TableObserver:
     def observe(self, frame: int, time: float, image: np.ndarray) -> Observation:
         width, height = self.setup.board.image_size
         if image.ndim != 3 or image.shape[:2] != (height, width):
-            raise ValueError(f"frame {frame} is {image.shape[1::-1]}, the calibration is for "
-                             f"{width}x{height}")
+            raise ValueError(f"frame {frame} is {image.shape[1]}x{image.shape[0]}, the "
+                             f"calibration is for {width}x{height}")
         # Half size first (cheap and exact), quarter from it: a third of the cost of going
         # straight to a quarter with area averaging.
         preview = cv2.resize(image, (width // 2, height // 2), interpolation=cv2.INTER_LINEAR)

@@ -353,8 +353,8 @@ class TrayVideo:
     def _observe(self, frame: Frame) -> None:
         width, height = self.camera.frame_size
         if frame.image.shape[:2] != (height, width):
-            raise ValueError(f"tray frame {frame.index} is {frame.image.shape[1::-1]}, its "
-                             f"calibration is for {width}x{height}")
+            raise ValueError(f"tray frame {frame.index} is {frame.image.shape[1]}x"
+                             f"{frame.image.shape[0]}, its calibration is for {width}x{height}")
         self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))
         moved = self.camera.moved
         if (moved is None) != (self._moved is None):

@@ -108,6 +108,22 @@ def test_a_file_that_is_no_video_is_a_one_line_error(game: Path, tmp_path: Path,
     assert not (tmp_path / "out").exists()
 
 
+def test_a_video_of_another_size_than_its_calibration_is_refused(
+        game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The field's corners are in the calibrated frame's pixels: a recording of another
+    camera mode is not read against them."""
+    video = tmp_path / "small.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, (320, 240))
+    for _ in range(3):
+        writer.write(np.full((240, 320, 3), 90, np.uint8))
+    writer.release()
+    assert main(["review", str(video), "--calibration", str(game / "calibration.json"),
+                 "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    width, height = json.loads((game / "calibration.json").read_text())["image_size"]
+    error = capsys.readouterr().err
+    assert f"frame 0 is 320x240, the calibration is for {width}x{height}" in error
+
+
 def split_cameras(game: Path, folder: Path) -> tuple[Path, Path]:
     """The generated table as two cameras: the board camera with the tray blacked out, and
     a camera of the tray alone (a crop), each with its own calibration."""
