@@ -53,6 +53,16 @@ def test_a_die_cocked_for_three_seconds_voids_the_throw() -> None:
     assert "box" not in events[0].to_json()
 
 
+@pytest.mark.parametrize("rolling", range(10, 40))
+def test_the_void_comes_on_the_frame_three_seconds_after_the_count(rolling: int) -> None:
+    """Frame times are index / 30: frame 123's less frame 33's falls a hair short of 3.0,
+    which must not put the void a frame late."""
+    events = run(DiceWatcher(), [(rolling, [die(5), die(None, 400)], 0.05),
+                                 (120, [die(5), die(None, 400)], 0.0)])
+    cocked, void = (e for e in events if e.kind in (Kind.COCKED, Kind.VOID))
+    assert void.frame - cocked.frame == 3 * FPS
+
+
 def test_a_cocked_die_that_falls_cancels_the_count_and_the_roll_is_read() -> None:
     events = run(DiceWatcher(), [(15, [die(5), die(None, 400)], 0.05),
                                  (60, [die(5), die(None, 400)], 0.0),
