@@ -28,6 +28,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from synth.dice._mujoco import mujoco
 from synth.dice.camera_view import tray_calibration
 from synth.dice.generate import scene_params
 from synth.dice.geometry import is_cocked
@@ -228,8 +229,11 @@ def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: in
         renderer.close()
         if writer is not None:
             writer.release()
+    # A seed makes the same clip under one MuJoCo version only: 4.0 sends seed 83301's dice
+    # elsewhere than the version that first rendered it (2026-12-01).
     summary = {"scenario": scenario, "seed": seed, "fps": FPS, "frames": len(frames),
-               "events": found, "style": style.summary(), "camera": pose}
+               "events": found, "style": style.summary(), "camera": pose,
+               "mujoco": mujoco.__version__}
     (out / "events.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     (out / "calibration.json").write_text(
         json.dumps(tray_calibration(pose, world.params.box), indent=1) + "\n",

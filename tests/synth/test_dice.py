@@ -269,6 +269,7 @@ def test_clip_files(settle_clip: tuple[Path, dict[str, Any]]) -> None:
     assert [d["state"] for d in last["dice"]] == ["at_rest", "at_rest"]
     saved = json.loads((out / "events.json").read_text())
     assert saved["events"] == summary["events"]
+    assert saved["mujoco"].split(".")[0].isdigit()  # the physics that made it
 
 
 def test_clip_empty_tray(settle_clip: tuple[Path, dict[str, Any]]) -> None:
