@@ -17,7 +17,9 @@ die moved after a first reading). A decision is right when the pipeline emits it
 TOLERANCE frames of the truth, with the same rule or values; a decision the truth does not
 have is extra, and a void in a clip with no true void is false. A count started on a die the
 truth has lying flat in the tray (its event's box on it), or on no die at all, reports no
-true count however well it is timed: it is listed apart, as a count on the wrong die.
+true count however well it is timed: it is listed apart, as a count on the wrong die. A
+decision no frame can show (both dice stopped deep in the box, the tray empty to the end)
+is no vision decision: it is listed apart as unobservable, neither right nor wrong.
 """
 
 from __future__ import annotations
@@ -83,11 +85,13 @@ def observable(truth: Sequence[dict[str, Any]],
     rolling on out of sight after the throw looks over is counted from the moment it looks
     over, not from its unseen stop. Its moving on is seen when it comes into sight, and a
     move that ends out of sight again is not seen at all: the count seen runs on from its
-    first start."""
+    first start. A die out of sight that no frame after shows the throw over (no die ever in
+    sight and still) is marked `unseen`, with every event of it after: nothing the camera
+    sees tells that throw from no throw at all."""
     def hidden(die: int, frame: int) -> bool:
         return int(states[frame]["dice"][die]["visible_px"]) < HIDDEN_PX
 
-    def throw_over(frame: int) -> int:
+    def throw_over(frame: int) -> int | None:
         """The first frame from `frame` on with every visible die still for REST frames, and
         one in sight: while every die is out of sight nothing is seen to be over."""
         for start in range(frame, len(states)):
@@ -96,7 +100,7 @@ def observable(truth: Sequence[dict[str, Any]],
                    for f in window for d in f["dice"]) and all(
                     any(d["visible_px"] >= HIDDEN_PX for d in f["dice"]) for f in window):
                 return start
-        return len(states) - 1
+        return None
 
     def out_of_sight_since(die: int, frame: int) -> int:
         """The first frame of the stretch out of sight that `frame` ends."""
@@ -116,16 +120,25 @@ def observable(truth: Sequence[dict[str, Any]],
     shifted: dict[int, int] = {}  # die: frames its count starts late
     started: dict[int, int] = {}  # die: the frame its count, as seen, started
     unseen_move: set[int] = set()  # dice that moved on and stopped again out of sight
+    never_seen: set[int] = set()  # dice whose stop no frame shows
     found = []
     for event in truth:
         kind, frame = event["event"], int(event["frame"])
         die = int(event.get("die", -1))
+        if die in never_seen:
+            found.append({**event, "unseen": True})
+            continue
         if kind in START and die in unseen_move:
             unseen_move.discard(die)
             continue  # nothing seen moved: the count seen runs on
         if kind in START:
             if hidden(die, frame):
-                shifted[die] = throw_over(out_of_sight_since(die, frame)) - frame
+                over = throw_over(out_of_sight_since(die, frame))
+                if over is None:
+                    never_seen.add(die)
+                    found.append({**event, "unseen": True})
+                    continue
+                shifted[die] = over - frame
                 frame += shifted[die]
             started[die] = frame
         elif kind in VOID_RULE:
@@ -145,12 +158,15 @@ def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
     per throw: a second die's count that starts while one runs, or ends while another still
     runs, is no decision of its own, and the throw is void once, at the first die's void.
     The clip's last frame is held for longer than a count (`run_clip`), so a count still
-    running when the clip ends runs out there: the throw is void 3 s after it started."""
+    running when the clip ends runs out there: the throw is void 3 s after it started.
+    Events `observable` marks unseen are left out (`unobservable` has their decisions)."""
     found: list[Decision] = []
     running: set[int] = set()  # dice whose 3-second count runs
     counted: tuple[int, Decision] | None = None  # the die whose start was the decision
     together: dict[int, str] = {}  # dice counted from the counted die's moment: their start
     for event in sorted(truth, key=lambda e: e["frame"]):
+        if event.get("unseen"):
+            continue
         kind, die, frame = event["event"], int(event.get("die", -1)), int(event["frame"])
         if kind in START:
             if not running:
@@ -179,6 +195,12 @@ def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
         found.append(_void(f"{counted[1].truth}_void", counted[1].frame + COUNT_FRAMES,
                            together, counted[0]))
     return found
+
+
+def unobservable(truth: Sequence[dict[str, Any]]) -> list[Decision]:
+    """The decisions of the events `observable` marks unseen, as their frames date them."""
+    return decisions([{k: v for k, v in e.items() if k != "unseen"}
+                      for e in truth if e.get("unseen")])
 
 
 def _void(truth: str, frame: int, together: dict[int, str], die: int) -> Decision:
@@ -216,6 +238,7 @@ class ClipScore:
     extra: list[dict[str, Any]] = field(default_factory=list)
     false_voids: int = 0
     wrong_die: list[dict[str, Any]] = field(default_factory=list)  # counts on a flat die
+    unobservable: list[Decision] = field(default_factory=list)  # no frame shows them
 
     @property
     def right(self) -> int:
@@ -227,7 +250,9 @@ class ClipScore:
                               for d, m, n in zip(self.decisions, self.matched, self.nearest,
                                                  strict=True)],
                 "extra": self.extra, "false_voids": self.false_voids,
-                "counts_on_the_wrong_die": self.wrong_die}
+                "counts_on_the_wrong_die": self.wrong_die,
+                "unobservable": [{**dataclasses.asdict(d), "values": list(d.values)}
+                                 for d in self.unobservable]}
 
 
 def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
@@ -255,7 +280,8 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
     extra = [e for i, e in enumerate(candidates) if i not in used]
     truly_void = any(d.event == "throw_void" for d in wanted)
     false_voids = 0 if truly_void else sum(e["event"] == "throw_void" for e in extra)
-    return ClipScore(wanted, matched, nearest, extra, false_voids, wrong_die)
+    return ClipScore(wanted, matched, nearest, extra, false_voids, wrong_die,
+                     unobservable(truth))
 
 
 def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -> bool:
@@ -277,7 +303,8 @@ def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -
 
 
 def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
-    """Decisions right of all, by true event, and the extra and false decisions."""
+    """Decisions right of all, by true event, the extra and false decisions, and the
+    decisions no frame shows (a clip with none other is not wholly right: it shows nothing)."""
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
     for clip in scores:
@@ -289,9 +316,10 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
     voids = [n for c in scores for d, n in zip(c.decisions, c.nearest, strict=True)
              if d.event == "throw_void"]
     return {"clips": len(scores), "clips_all_right": sum(
-                c.right == len(c.decisions) and not c.extra and not c.wrong_die
-                for c in scores),
+                bool(c.decisions) and c.right == len(c.decisions) and not c.extra
+                and not c.wrong_die for c in scores),
             "right": sum(right.values()), "decisions": sum(total.values()),
+            "unobservable": sum(len(c.unobservable) for c in scores),
             "by_event": {k: {"right": right[k], "of": total[k]} for k in sorted(total)},
             "voids_on_time_any_rule": {"right": sum(n is not None and abs(n) <= TOLERANCE
                                                     for n in voids), "of": len(voids)},

@@ -17,6 +17,7 @@ from models.dice.evaluate_clips import (
     run_clip,
     score_clip,
     summarise,
+    unobservable,
 )
 from vision.dice.reader import DieReading
 
@@ -121,6 +122,26 @@ def test_nothing_is_seen_over_while_both_dice_are_out_of_sight() -> None:
     assert decisions(observable(truth, frames)) == [
         Decision("in_box", "die_in_box", 36),
         Decision("in_box_void", "throw_void", 126, rule="5.4.32")]
+
+
+def test_a_throw_no_frame_shows_is_unobservable_not_missed() -> None:
+    # Both dice stopped deep in the box, out of sight to the clip's end: the tray camera sees
+    # an empty tray throughout, as it would with no throw at all.
+    frames = states(0, 0)
+    for frame in frames:
+        frame["dice"][1].update(state="in_box", visible_px=0)
+    seen_so = observable(STALLED, frames)
+    assert decisions(seen_so) == []
+    assert unobservable(seen_so) == decisions(STALLED)
+    score = score_clip(seen_so, [])
+    assert score.right == 0 and score.unobservable == decisions(STALLED)
+    figures = summarise([score])
+    assert figures["decisions"] == 0 and figures["unobservable"] == 2
+    assert figures["clips_all_right"] == 0
+    # One die coming into sight and lying still in the tray shows the throw over: observable.
+    for frame in frames[60:]:
+        frame["dice"][1].update(state="at_rest", visible_px=600)
+    assert decisions(observable(STALLED, frames))[0] == Decision("in_box", "die_in_box", 60)
 
 
 def test_a_die_moving_on_and_stopping_again_out_of_sight_is_one_count() -> None:
