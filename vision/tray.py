@@ -70,7 +70,13 @@ class TrayCamera:
     _missing_read: int = field(default=-MISSING_READ_EVERY, init=False)  # its last frame
     _in_throw: bool = field(default=False, init=False)
     _throw_began: Stamp | None = field(default=None, init=False)  # its first motion
+    # The first motion since the dice were last cleared away (or the camera started): no die
+    # lying now came to rest before it.
+    _first_motion: Stamp | None = field(default=None, init=False)
     _still_from: float | None = field(default=None, init=False)  # the tray's, in seconds
+    # The first frame showing the still tray as it is now (the one before the first still one).
+    _still_since: Stamp | None = field(default=None, init=False)
+    _last: Stamp | None = field(default=None, init=False)  # the previous frame
     _rest_clock: RestClock = field(default_factory=RestClock, init=False)
     _surest: SurestAtRest = field(default_factory=SurestAtRest, init=False)
 
@@ -127,9 +133,10 @@ class TrayCamera:
         previous, self._previous = self._previous, grey
         motion = self._changed_share(previous, grey)
         if motion >= self.still_share:
-            self._still_from = None
+            self._still_from = self._still_since = None
         elif self._still_from is None:
-            self._still_from = time
+            self._still_from, self._still_since = time, self._last or (frame, time)
+        self._last = (frame, time)
         if self.moved is not None:
             # Zones that no longer fit read no die; the view is watched until it is back, on
             # still views where no die lies.
@@ -178,6 +185,8 @@ class TrayCamera:
         self._in_throw = self._in_throw or bool(boxes)
         if motion >= self.still_share:
             self._throw_began = self._throw_began or (frame, time)
+            if previous is not None:  # the camera's first frame is no motion seen
+                self._first_motion = self._first_motion or (frame, time)
         if not self._in_throw and self._still_long(time):
             self._empty_tray.remember(grey)
             self._throw_began = None
@@ -198,11 +207,19 @@ class TrayCamera:
             if began is not None:
                 rests_in_box = (self._rest_clock.still_since(p, boxes) for p in in_box)
                 in_box_since = min((s for s in rests_in_box if s >= began), default=None)
+        began = self._first_motion
+        if began is not None:
+            # A die dated before anything moved since the last dice were cleared away was not
+            # seen arriving: its place looks as it did on the empty tray (a die's lower half
+            # in the box's shadow, 93302, dated 44 frames before the throw). It lay still by
+            # the time the tray did.
+            settled = max(began, self._still_since or (frame, time))
+            rests = [rest if rest >= began else settled for rest in rests]
         self._dice = self._surest.update(self._dice, rests, self._read_at)
         events = self.watcher.update(frame, time, self._dice, motion, rests, unread,
                                      in_box_since)
         if any(event.kind is Kind.CLEARED for event in events):
-            self._in_throw = False
+            self._in_throw, self._first_motion = False, None
         return [self._in_frame(event) for event in events]
 
     def _still_long(self, time: float) -> bool:

@@ -495,6 +495,32 @@ def test_a_die_the_whole_view_misses_in_the_box_is_found_in_the_box_read_closer(
     assert events[0].frame == 10 and events[0].box == (10.0, 10.0, 16.0, 16.0)
 
 
+class ReadsAShadowedDieInTheBox(BrightDice):
+    """Reads as BrightDice, and while a die lies bright in the tray also a die at (10, 10)
+    in the box whose pixels show nothing of it: the lower half of a die in the box's shadow,
+    looking as the empty box did."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        hidden = DieReading((10.0, 10.0, 16.0, 16.0), 3, False, 0.9)
+        return [*dice, hidden] if dice and image.shape[1] >= 100 else dice
+
+
+def test_a_die_that_looks_as_the_empty_tray_did_is_dated_when_the_tray_went_still() -> None:
+    """Its place is unchanged since the camera's first frame, so the rest clock would date
+    it then, before anything moved (93302: a void 44 frames early). No die of the throw
+    lay still before the throw: it is dated from the tray's stillness."""
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 20:  # the other slides into the tray and stops at frame 30
+            x = min(20 + 5 * (index - 20), 70)
+            image[80:96, x:x + 16] = 230
+
+    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), ReadsAShadowedDieInTheBox(), (160, 120))
+    events = [e for e in observed(camera, 160, paint) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert [e.kind for e in events] == [Kind.IN_BOX, Kind.VOID]
+    assert events[0].frame == 30 and events[1].frame == 30 + 90  # the first still frame
+
+
 class FindsTheLeanerOnASearch:
     """Stands in for the dice reader while one die leans on another: reads the lower die (a
     4) on every picture, and the one leaning on it (a 5, its centre 0.58 of a die away,
