@@ -32,6 +32,7 @@ from vision.dice.rest import (
     Stamp,
     SurestAtRest,
     changed_pixels,
+    part_of,
     smoothed,
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
@@ -245,8 +246,11 @@ class TrayCamera:
         read, _ = self._zones.sort(read)
         found: list[DieReading] = []
         for die in sorted(read, key=lambda die: -die.presence):
+            # A face of a die held, framed alone, is that die (92309: its top face read as
+            # a second die 2 s after the throw, which cancelled the count of the die in the box).
             if (die.presence >= self.watcher.min_presence
-                    and not any(one_die(die, other) for other in [*self._dice, *found])):
+                    and not any(one_die(die, other) or part_of(die.box, other.box)
+                                for other in [*self._dice, *found])):
                 found.append(die)
         if found:
             self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]

@@ -244,6 +244,36 @@ def test_a_die_that_never_comes_out_of_the_box_voids_the_throw() -> None:
     assert void.frame - started.frame == 90
 
 
+class FindsAFaceOnASearch(BrightDice):
+    """Reads as BrightDice; from the eighth reading of the whole view on (the still tray's
+    searches for the die missing), also the die's top face framed alone, read as a 2."""
+
+    def __init__(self) -> None:
+        self.whole = 0
+
+    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        if image.shape[:2] == (120, 160) and dice:
+            self.whole += 1
+            if self.whole >= 8:
+                x, y, _, _ = dice[0].box
+                dice.append(DieReading((x + 2, y + 1, 10.0, 7.0), 2, False, 0.9))
+        return dice
+
+
+def test_a_face_of_the_die_held_found_on_a_search_is_no_second_die() -> None:
+    """92309: the die in the tray's top face, read alone 2 s into the count of the die in the
+    box, was taken for the second die: the count cancelled and a roll read."""
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 10:
+            image[80:96, min(20 + 5 * (index - 10), 70):][:, :16] = 230
+
+    reader = FindsAFaceOnASearch()
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), reader, (160, 120)), 150, paint)
+    assert reader.whole > 8  # the face was proposed
+    assert [e.kind for e in events if e.kind is not Kind.ROLLING] == [Kind.IN_BOX, Kind.VOID]
+
+
 def test_a_die_lying_unread_in_the_tray_is_not_taken_for_one_in_the_box() -> None:
     kinds = [e.kind for e in throw(unread_die=True)]
     assert Kind.IN_BOX not in kinds and Kind.VOID not in kinds

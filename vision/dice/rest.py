@@ -266,6 +266,13 @@ def centre_in(box: Box, outer: Box) -> bool:
     return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
 
 
+def part_of(a: Box, b: Box) -> bool:
+    """Whether `a` frames a part of the die `b` frames (its top face alone): under
+    PART_OF_DIE its size and lying mostly (WITHIN) inside it."""
+    return (box_area(a) < PART_OF_DIE * box_area(b)
+            and intersection(a, b) >= WITHIN * box_area(a))
+
+
 def _same_place(a: Box, b: Box) -> bool:
     """Whether two boxes frame one die that has not moved: centres within a fifth of a die,
     or mostly overlapping (a die read again framed with its neighbour, or apart from it)."""
