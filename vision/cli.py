@@ -36,6 +36,7 @@ def read_image(path: Path) -> np.ndarray:
 def cmd_read_dice(args: argparse.Namespace) -> int:
     from vision.dice.closer import look_closer
     from vision.dice.reader import PHOTOGRAPH_MIRRORS, DiceReader
+    from vision.dice.stream import DICE_PER_THROW
     from vision.dice.zones import DiceZones
 
     zones = DiceZones.load(args.calibration) if args.calibration else None
@@ -55,11 +56,12 @@ def cmd_read_dice(args: argparse.Namespace) -> int:
                 record["dice"] = [die.to_json() for die in reader.read(image)]
             else:
                 # As the tray camera reads a frame (vision/tray.py): the dice in the zones, a
-                # box too wide for one die read again closer.
+                # box too wide for one die read again closer, a die cocked in the open flat.
                 dice, too_wide = zones.sort(reader.read(image, zones.view))
                 if too_wide:
                     dice, _ = zones.sort(look_closer(reader, image, dice, [], zones.view,
                                                      too_wide))
+                dice = zones.flat_where_unpropped(dice, DICE_PER_THROW)
                 record["dice"] = [{**die.to_json(), **zones.describe(die)} for die in dice]
         except ValueError as error:
             record = {"image": str(path), "error": str(error)}

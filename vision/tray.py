@@ -217,8 +217,9 @@ class TrayCamera:
             settled = max(began, self._still_since or (frame, time))
             rests = [rest if rest >= began else settled for rest in rests]
         self._dice = self._surest.update(self._dice, rests, self._read_at)
-        events = self.watcher.update(frame, time, self._dice, motion, rests, unread,
-                                     in_box_since)
+        # A die called cocked in the open, with nothing to lean on, lies flat.
+        dice = self._zones.flat_where_unpropped(self._dice, self.watcher.dice_per_throw)
+        events = self.watcher.update(frame, time, dice, motion, rests, unread, in_box_since)
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw, self._first_motion = False, None
         return [self._in_frame(event) for event in events]

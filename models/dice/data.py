@@ -18,7 +18,9 @@ import cv2
 import numpy as np
 
 from calibration.tray_view import TrayView
-from synth.dice.camera_view import rendering_view
+from synth.dice.camera_view import rendering_view, tray_calibration
+from synth.dice.scene import BoxGeometry
+from vision.dice.zones import DiceZones
 
 SHARED_DICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 NEAR_DUPLICATE_CORRELATION = 0.97
@@ -29,14 +31,16 @@ MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
 class LabelledImage:
     """One photograph and its dice. `boxes`: (n, 4) float x, y, w, h in pixels;
     `values`: (n,) int pips 1-6 (0: cocked); `view`: how a rendered scene's camera views
-    the tray's floor, and `in_box`: (n,) bool, which dice lie inside the baffle box; both
-    None for photographs."""
+    the tray's floor, `zones`: the tray camera's calibration of that scene (the view, the
+    tray and the box in its pixels, the tray's size), and `in_box`: (n,) bool, which dice
+    lie inside the baffle box; all None for photographs."""
 
     path: Path
     boxes: np.ndarray
     values: np.ndarray
     view: TrayView | None = None
     in_box: np.ndarray | None = None
+    zones: DiceZones | None = None
 
     def __post_init__(self) -> None:
         if self.boxes.ndim != 2 or self.boxes.shape[1] != 4:
@@ -154,9 +158,20 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
-        found.append(LabelledImage(directory / record["image"], boxes, values,
-                                   _view(record.get("camera")), in_box))
+        view = _view(record.get("camera"))
+        zones = None if view is None else _zones(record["camera"])
+        found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box,
+                                   zones))
     return found
+
+
+def _zones(camera: dict[str, Any]) -> DiceZones | None:
+    """A rendered scene's tray camera calibration; None where its camera does not see the
+    box's exit, as no table's tray camera may stand."""
+    try:
+        return DiceZones.from_json(tray_calibration(camera, BoxGeometry())["dice_zones"])
+    except ValueError:
+        return None
 
 
 def _view(camera: dict[str, Any] | None) -> TrayView | None:

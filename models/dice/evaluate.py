@@ -35,6 +35,7 @@ from models.dice.data import (
 )
 from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader, DieReading
+from vision.dice.stream import DICE_PER_THROW
 
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
 SURE = MIN_ROLL_CONFIDENCE
@@ -140,7 +141,9 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
     the cocked call among the dice found, and values of the flat ones; the same for the dice
     in the tray alone (a die stopped inside the box voids the throw however it lies, 5.4.32,
     so only there does the cocked call decide). `calibrated`: the reader knows how each
-    scene's camera views the tray (from the tray's corners, as a calibration gives it)."""
+    scene's camera views the tray (from the tray's corners, as a calibration gives it), and
+    a die called cocked where nothing could hold it on an edge is read flat, as the tray
+    camera reads it (`DiceZones.flat_where_unpropped`)."""
     counts = {where: np.zeros(5, int) for where in ("all", "tray")}
     missed = 0
     for item in items:
@@ -150,6 +153,8 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
         sizes = [min(b[2], b[3]) for b in item.boxes]
         in_box = item.in_box if item.in_box is not None else np.zeros(len(sizes), bool)
         found = reader.read(image, item.view if calibrated else None)
+        if calibrated and item.zones is not None:
+            found = item.zones.flat_where_unpropped(found, DICE_PER_THROW)
         for index, (truth, read) in enumerate(match(item, found)):
             if truth == -1 or sizes[index] < MIN_DIE_PIXELS:
                 continue

@@ -320,7 +320,14 @@ def test_with_the_view_the_face_read_is_the_one_both_views_favour(
         monkeypatch.setattr(reader, "_straight_down",
                             lambda grey, boxes, view, faces=faces: (np.array([0.1]), faces))
         (die,) = reader.read(image, view)
-        assert (die.value, die.cocked) == (value, False)
+        assert (die.value, die.cocked, die.if_flat) == (value, False, None)
+    # Called cocked, it keeps how it would read lying flat (zones.flat_where_unpropped): the
+    # 5, as sure as the flat share and the face's share of the two views (0.378 of 0.422).
+    monkeypatch.setattr(reader, "_straight_down",
+                        lambda grey, boxes, view: (np.array([0.8]), square))
+    (die,) = reader.read(image, view)
+    assert (die.value, die.cocked) == (None, True) and die.if_flat is not None
+    assert die.if_flat[0] == 5 and die.if_flat[1] == pytest.approx(0.2 * 0.378 / 0.422)
 
 
 def test_without_the_view_a_die_likelier_flat_is_read_flat(

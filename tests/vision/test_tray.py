@@ -465,6 +465,37 @@ def test_the_zones_sort_readings_and_place_them_on_the_framers_box() -> None:
     assert zones.describe(DieReading(at_the_exit.box, 1, False, 0.9)) == {"in_box": True}
 
 
+def test_a_die_called_cocked_with_nothing_to_lean_on_is_read_flat() -> None:
+    """A die stands on an edge only against a wall, the box's exit or the other die: called
+    cocked in the open, both dice read, it lies flat (101003: a good throw voided before)."""
+    big_tray = np.array([[0, 100], [260, 100], [260, 320], [0, 320]], np.float32)
+    zones = DiceZones(big_tray, np.array([[0, 0], [260, 0], [260, 99], [0, 99]], np.float32),
+                      tray_mm=(260.0, 220.0))  # a pixel a millimetre
+
+    def cocked(x: float, y: float) -> DieReading:
+        return DieReading((x, y, 20.0, 20.0), None, True, 0.7, if_flat=(4, 0.25))
+
+    flat = DieReading((200.0, 250.0, 20.0, 20.0), 2, False, 0.9)
+    in_the_open = cocked(120.0, 190.0)  # its foot 105 mm from the nearest wall
+    read = zones.flat_where_unpropped([in_the_open, flat], 2)
+    assert read == [replace(in_the_open, value=4, cocked=False, confidence=0.25, if_flat=None),
+                    flat]
+    for stands in ([cocked(5.0, 190.0), flat],  # at a wall
+                   [in_the_open, replace(flat, box=(145.0, 190.0, 20.0, 20.0))],  # on the other
+                   [cocked(120.0, 40.0), flat]):  # inside the box
+        assert zones.flat_where_unpropped(stands, 2) == stands
+    # The other die unread may be what it leans on; with no tray size there is no floor to
+    # measure on; without the tray view's call there is no flat reading to take.
+    assert zones.flat_where_unpropped([in_the_open], 2) == [in_the_open]
+    unsized = DiceZones(big_tray, zones.box)
+    assert unsized.flat_where_unpropped([in_the_open, flat], 2) == [in_the_open, flat]
+    no_view = replace(in_the_open, if_flat=None)
+    assert zones.flat_where_unpropped([no_view, flat], 2) == [no_view, flat]
+    # A sure call stands: a die may balance on an edge in the open.
+    sure = replace(in_the_open, confidence=0.95)
+    assert zones.flat_where_unpropped([sure, flat], 2) == [sure, flat]
+
+
 def test_a_count_names_its_die_in_the_frames_pixels() -> None:
     # The zones lie 30 pixels right of and 20 below the frame's corner: the dice are read in
     # their crop, and the count and the void name the die where it lies in the frame.

@@ -75,7 +75,9 @@ class DieReading:
     face or tilt (a die on the edge between flat and cocked is read with little confidence,
     yet it is surely a die); `framed_box`, with a tray view, the box the framer moved onto
     the die, where the straight-down calls were made: where the die lies, more closely than
-    the detector's box says (whether it is still in the box's exit, say)."""
+    the detector's box says (whether it is still in the box's exit, say); `if_flat`, for a
+    die called cocked from the tray view, the value and confidence it is read with should it
+    lie flat after all (where nothing could hold it on an edge: vision/dice/zones.py)."""
 
     box: tuple[float, float, float, float]
     value: int | None
@@ -83,6 +85,7 @@ class DieReading:
     confidence: float
     presence: float = 1.0
     framed_box: tuple[float, float, float, float] | None = None
+    if_flat: tuple[int, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -260,15 +263,20 @@ class DiceReader:
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]
             certainty = float(row.max())
+            detected = min(1.0, float(score) / 0.5)
+            if_flat = None
             if cocked_odds is not None:
                 # The straight-down view decides cocked or flat; the value is the most
                 # probable one among 1-6, as sure as the crop (and the straight-down view of
                 # the face, with faces.onnx) are of it against the others.
                 cocked_probability = float(cocked_odds[index])
                 face = faces[index]
-                label = "cocked" if cocked_probability >= 0.5 else str(int(face.argmax()) + 1)
-                certainty = cocked_probability if label == "cocked" else (
-                    (1.0 - cocked_probability) * float(face.max() / face.sum()))
+                flat = (int(face.argmax()) + 1,
+                        (1.0 - cocked_probability) * float(face.max() / face.sum()))
+                label = "cocked" if cocked_probability >= 0.5 else str(flat[0])
+                certainty = cocked_probability if label == "cocked" else flat[1]
+                if label == "cocked":
+                    if_flat = (flat[0], flat[1] * detected)
             elif label == "cocked" and row[self.cocked_column] < row[self.value_columns].sum():
                 # Cocked or flat is one question, as with the view: a die the crop finds
                 # likelier flat, whatever its face, is read flat, not cocked by the largest of
@@ -276,7 +284,6 @@ class DiceReader:
                 face = row[self.value_columns]
                 label, certainty = str(int(face.argmax()) + 1), float(face.max())
             cocked = label == "cocked"
-            detected = min(1.0, float(score) / 0.5)
             confidence = certainty * detected
             readings.append(
                 DieReading(
@@ -286,6 +293,7 @@ class DiceReader:
                     confidence,
                     (1.0 - float(row[self.none_column])) * detected,
                     None if framed is None else _as_box(framed[index]),
+                    if_flat,
                 )
             )
         return readings if framed is None else _once_each(readings)

@@ -29,6 +29,7 @@ from vision.dice.rest import PART_OF_DIE, Box, box_area, centred_alike
 from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
+DICE_PER_THROW = 2  # both dice together (5.4.16)
 # Frame times are floats: at 30 fps frame 123's time less frame 33's falls 4e-16 s short of 3 s,
 # which left one count in seven voided a frame late.
 TIME_SLACK = 1e-6
@@ -116,7 +117,7 @@ class DiceWatcher:
     more, and the throw is void as soon as one has lain so for 3 seconds."""
 
     zones: DiceZones | None = None
-    dice_per_throw: int = 2
+    dice_per_throw: int = DICE_PER_THROW
     still_below: float = 0.002  # motion under this share of pixels is "still"
     rest_seconds: float = 0.2  # still this long: the die is at rest
     # A die out of sight may still be rolling in the box: the tray is still this long before

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,19 @@ MIN_DIE_WIDTH_MM = 10.0
 # the only things read beyond them, the corner of the box's base past the tray's far corner
 # and a ledge, lie 0.4 of a die off.
 REACH = 0.3
+# A die stands on an edge almost only where something holds it there: a tray wall, the box's
+# exit, another die. On the MuJoCo clips every die at rest cocked in the tray (67) stands with
+# its foot within 11 mm of a wall, where half the flat dice (168 of 315) lie further than
+# 20 mm from any wall or die; on the rendered scenes of seeds 777000-1111000, 3 of 453 cocked
+# dice lie in the open (balanced on an edge) against 975 of 2,711 flat ones. A die further
+# than this from a wall...
+PROP_MM = 25.0
+# ...and than this from every other die's foot (a die leaning on another stands within about
+# one and a half of its edges of it; 19 mm dice at most)...
+PROP_BY_DIE_MM = 45.0
+# ...is read cocked only on a call this sure: a flat die in the open called cocked at
+# 0.5-0.85 voided good throws (101003), a die balanced on an edge is called 0.98 and more.
+OPEN_SURE = 0.9
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,19 @@ class DiceZones:
         """Where a die read lies (`lies_in_box`)."""
         return {"in_box": self.lies_in_box(die)}
 
+    def propped(self, box: Box, others: Sequence[Box]) -> bool:
+        """Whether something could hold a die standing at `box` on an edge: a tray wall or
+        the box's exit within PROP_MM of its foot, another die (`others`, their boxes) within
+        PROP_BY_DIE_MM; True inside the box, and when the tray's size is not known."""
+        if self._floor_mm is None or self.in_box(box):
+            return True
+        feet = np.array([[_foot(b) for b in (box, *others)]], np.float32)
+        foot, *theirs = cv2.perspectiveTransform(feet, self._floor_mm)[0]
+        length, width = self.tray_mm or (0.0, 0.0)
+        to_wall = min(foot[0], length - foot[0], foot[1], width - foot[1])
+        return bool(to_wall <= PROP_MM or any(
+            np.linalg.norm(foot - their) <= PROP_BY_DIE_MM for their in theirs))
+
     def sort(self, dice: Sequence[DieReading]) -> tuple[list[DieReading], list[Box]]:
         """The dice read where dice are read (the crop holds things beside the zones too:
         the box's ledges, the table round the tray) and wide enough for one, and the boxes of
@@ -163,6 +189,24 @@ class DiceZones:
                 elif not self.too_narrow(die.box):
                     kept.append(die)
         return kept, too_wide
+
+    def flat_where_unpropped(self, dice: Sequence[DieReading],
+                             per_throw: int) -> list[DieReading]:
+        """`dice` (a throw's, as read in one frame) with a die called cocked less than
+        OPEN_SURE where nothing could hold it on an edge (`propped`) read flat; only once the
+        throw's `per_throw` dice are all read: one unread may be what it leans on."""
+        if len(dice) < per_throw:
+            return list(dice)
+        boxes = [die.framed_box or die.box for die in dice]
+        out = []
+        for index, die in enumerate(dice):
+            if (die.cocked and die.if_flat is not None and die.confidence < OPEN_SURE
+                    and not self.propped(boxes[index], boxes[:index] + boxes[index + 1:])):
+                value, confidence = die.if_flat
+                die = replace(die, value=value, cocked=False, confidence=confidence,
+                              if_flat=None)
+            out.append(die)
+        return out
 
 
 FOOT = 0.75  # of a die's box height down from its top: where it stands on the floor
