@@ -75,6 +75,22 @@ def test_a_cocked_die_that_falls_cancels_the_count_and_the_roll_is_read() -> Non
     assert events[-1].values == (2, 5)
 
 
+def test_a_cocked_die_read_flat_without_moving_keeps_its_count() -> None:
+    """A die on the edge between the two calls, read cocked and later flat where it lay
+    (104100: cancelled 2 frames before its void): it has not fallen (5.4.33)."""
+    cocked, read_flat = [die(5), die(None, 400)], [die(5), die(2, 400)]
+    events = run(DiceWatcher(), [(15, cocked, 0.05), (40, cocked, 0.0), (80, read_flat, 0.0)])
+    assert [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING] == [
+        (Kind.COCKED, 14), (Kind.VOID, 14 + 90)]
+    # A die counted in the box and then framed out of it may have been judged in the box
+    # wrongly: that count ends.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    in_box, out = [die(4, y=165), die(1, 400)], [die(4, y=172), die(1, 400)]  # feet 195, 202
+    events = run(DiceWatcher(zones), [(10, in_box, 0.05), (40, in_box, 0.0), (60, out, 0.0)])
+    assert [e.kind for e in events if e.kind is not Kind.ROLLING][:2] == [
+        Kind.IN_BOX, Kind.CANCELLED]
+
+
 def test_a_cocked_die_that_settles_where_it_lay_keeps_its_count() -> None:
     # It shifts by a pixel and lies cocked still: it has not fallen (5.4.33), and the throw
     # is void 3 s after it first came to rest.

@@ -261,6 +261,13 @@ class DiceWatcher:
             readings = [c.sure for c in (*same, counted) if c.sure is not None]
             counted = self._count = counted._replace(sure=max(readings) if readings else None)
             counts = [c for c in counts if c not in same] + [counted]
+        if not counts and moved_at is None and _lies_as_counted(at_rest, counted):
+            # A cocked die read flat now while lying as it lay when its count began: a die on
+            # the edge between the two calls has not fallen (5.4.33). Such re-readings had
+            # cancelled counts 2-10 frames before their voids (77104, 94104, 104100), never a
+            # false one. (A die counted in the box and now framed out of it may have been
+            # judged in the box wrongly: that count ends, 104305.)
+            counts = [counted]
         if moved_at is not None and counts:
             self._count_moved = None
             if not same:  # the cocked die moved on: its count ended when it moved
@@ -385,6 +392,14 @@ def _sureness(resting: _Resting) -> float:
     how surely it is a die at all."""
     die = resting.die
     return die.confidence if resting.reason is Kind.COCKED else die.presence
+
+
+def _lies_as_counted(at_rest: Sequence[_Resting], counted: Count) -> bool:
+    """Whether the cocked die a running count is for lies at rest where it lay when the
+    count began, not having moved since."""
+    box = counted.box
+    return counted.reason is Kind.COCKED and box is not None and any(
+        centred_alike(r.die.box, box) and r.since <= counted.since for r in at_rest)
 
 
 def _continues(count: Count, counted: Count) -> bool:
