@@ -269,8 +269,7 @@ def centre_in(box: Box, outer: Box) -> bool:
 def part_of(a: Box, b: Box) -> bool:
     """Whether `a` frames a part of the die `b` frames (its top face alone): under
     PART_OF_DIE its size and lying mostly (WITHIN) inside it."""
-    return (box_area(a) < PART_OF_DIE * box_area(b)
-            and intersection(a, b) >= WITHIN * box_area(a))
+    return box_area(a) < PART_OF_DIE * box_area(b) and _nested(a, b)
 
 
 def _same_place(a: Box, b: Box) -> bool:
