@@ -14,15 +14,10 @@ import pytest
 from calibration.aruco import IDS, detect, draw_markers, field_corners, marker_sheet
 from calibration.make import calibrate
 from calibration.moved import CONFIRM_SECONDS, CameraWatch, check_camera, judge_sides
+from tests.knocked import knocked_aside
 
 Board = tuple[np.ndarray[Any, Any], dict[str, Any]]
 REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "board-photos"
-
-
-def _shift(image: np.ndarray[Any, Any], dx: float, dy: float) -> np.ndarray[Any, Any]:
-    m = np.float32([[1, 0, dx], [0, 1, dy]])
-    return np.asarray(cv2.warpAffine(image, m, (image.shape[1], image.shape[0]),
-                                     borderMode=cv2.BORDER_REPLICATE))
 
 
 def test_markers_give_the_field_corners(boards: list[Board]) -> None:
@@ -60,7 +55,7 @@ def test_moved_camera_is_noticed(boards: list[Board], dx: float, dy: float,
                                  moved: bool) -> None:
     for image, label in boards:
         cal = calibrate(image, label["corners"], read_colours=False)
-        verdict = check_camera(cal, _shift(image, dx, dy))
+        verdict = check_camera(cal, knocked_aside(image, dx, dy))
         assert verdict.moved is moved, verdict
 
 
@@ -81,7 +76,7 @@ def test_markers_moving_is_noticed(boards: list[Board]) -> None:
     corners, markers = field_corners(marked)
     cal = calibrate(marked, corners, markers=markers, read_colours=False)
     assert not check_camera(cal, marked).moved
-    verdict = check_camera(cal, _shift(marked, 5, 0))
+    verdict = check_camera(cal, knocked_aside(marked, 5, 0))
     assert verdict.moved and verdict.markers_moved
 
 
@@ -89,7 +84,7 @@ def test_a_stream_reports_a_camera_that_stays_moved(boards: list[Board]) -> None
     image, label = boards[0]
     watch = CameraWatch(calibrate(image, label["corners"], read_colours=False))
     assert watch.check(image, 0.0) and watch.moved is None
-    knocked = _shift(image, 12, 0)
+    knocked = knocked_aside(image, 12, 0)
     # Not read from the first frame that says so; reported once that holds.
     assert not watch.check(knocked, 1.0) and watch.moved is None
     assert not watch.check(knocked, 1.0 + CONFIRM_SECONDS) and watch.moved is not None
@@ -99,9 +94,9 @@ def test_a_stream_reports_a_camera_that_stays_moved(boards: list[Board]) -> None
 def test_a_moment_of_doubt_is_not_a_moved_camera(boards: list[Board]) -> None:
     image, label = boards[0]
     watch = CameraWatch(calibrate(image, label["corners"], read_colours=False))
-    assert not watch.check(_shift(image, 12, 0), 1.0)
+    assert not watch.check(knocked_aside(image, 12, 0), 1.0)
     assert watch.check(image, 1.2)
-    assert not watch.check(_shift(image, 12, 0), 1.3 + CONFIRM_SECONDS / 2)
+    assert not watch.check(knocked_aside(image, 12, 0), 1.3 + CONFIRM_SECONDS / 2)
     assert watch.moved is None  # the doubt began again at 1.3
 
 
@@ -110,7 +105,7 @@ def test_a_stream_tolerates_what_the_board_reader_does(boards: list[Board]) -> N
     calibration's own check (`calibrate --check`) reports it."""
     image, label = boards[0]
     calibration = calibrate(image, label["corners"], read_colours=False)
-    nudged = _shift(image, 3, 0)
+    nudged = knocked_aside(image, 3, 0)
     assert check_camera(calibration, nudged).moved
     watch = CameraWatch(calibration)
     assert watch.shift_px > 3
@@ -127,7 +122,7 @@ def test_a_calibration_without_edges_watches_from_the_first_frame(boards: list[B
     assert check_camera(calibration, image).moved
     watch = CameraWatch(calibration)
     assert watch.check(image, 0.0) and watch.check(image, 1.0)
-    assert not watch.check(_shift(image, 0, 12), 2.0)
+    assert not watch.check(knocked_aside(image, 0, 12), 2.0)
 
 
 def test_one_side_off_is_something_on_it_not_a_moved_camera(boards: list[Board]) -> None:
@@ -136,7 +131,7 @@ def test_one_side_off_is_something_on_it_not_a_moved_camera(boards: list[Board])
     image, label = boards[0]
     cal = calibrate(image, label["corners"], read_colours=False)
     corners = np.array(label["corners"])
-    lowered = _shift(image, 0, 5)
+    lowered = knocked_aside(image, 0, 5)
     top = slice(int(corners[:2, 1].min()) - 25, int(corners[:2, 1].max()) + 25)
     one_side = image.copy()
     one_side[top] = lowered[top]
@@ -167,7 +162,7 @@ def test_the_reason_never_overstates_the_knock(boards: list[Board], knock: int) 
     30 px knock: the reason gives a shift the knock is sure to reach."""
     image, label = boards[0]
     calibration = calibrate(image, label["corners"], read_colours=False)
-    verdict = check_camera(calibration, _shift(image, knock, 0))
+    verdict = check_camera(calibration, knocked_aside(image, knock, 0))
     said = int(verdict.reason.rsplit("at least ", 1)[1].split()[0])
     assert verdict.moved and said <= knock
     if knock <= 16:  # within reach the shift is measured
@@ -186,7 +181,7 @@ def test_a_real_stream_camera_is_watched(knock: tuple[int, int]) -> None:
     calibration = calibrate(frames[0], labels[0]["corners"], read_colours=False)
     tolerance = CameraWatch(calibration).shift_px
     for frame in frames[1:]:
-        verdict = check_camera(calibration, _shift(frame, *knock), tolerance)
+        verdict = check_camera(calibration, knocked_aside(frame, *knock), tolerance)
         assert verdict.moved is (knock != (0, 0)), verdict
 
 
@@ -209,4 +204,4 @@ def test_identical_checkers_along_both_long_sides_are_not_a_moved_camera() -> No
                 cv2.circle(crowded, centre, 20, (245, 245, 245), -1)
                 cv2.circle(crowded, centre, 20, (20, 20, 20), 3)
         assert not check_camera(calibration, crowded, tolerance).moved, length
-        assert check_camera(calibration, _shift(crowded, 6, 0), tolerance).moved, length
+        assert check_camera(calibration, knocked_aside(crowded, 6, 0), tolerance).moved, length
