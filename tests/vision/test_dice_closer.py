@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.closer import look_closer
+from vision.dice.closer import look_closer, one_die
 from vision.dice.reader import DieReading
 
 PAIR = [(100.0, 100.0, 20.0, 20.0), (112.0, 84.0, 20.0, 20.0)]  # one leaning on the other
@@ -86,8 +88,8 @@ class CloserLook:
         if image.shape[1] > 200:
             return self.first
         left, top = int(image[0, 0, 0]), int(image[0, 0, 1])
-        return [DieReading(moved(d.box, -left, -top), d.value, d.cocked, d.confidence,
-                           framed_box=d.framed_box and moved(d.framed_box, -left, -top))
+        return [replace(d, box=moved(d.box, -left, -top),
+                        framed_box=d.framed_box and moved(d.framed_box, -left, -top))
                 for d in self.closer]
 
 
@@ -136,3 +138,18 @@ def test_a_die_the_framer_puts_both_looks_on_stays_one() -> None:
                          framed_box=(113.0, 121.0, 22.0, 24.0))
     found = look_closer(CloserLook([front], [leaning]), coordinates_image(), [front], [front.box])
     assert found == [front, leaning]
+
+
+def test_a_front_face_framed_within_its_die_stays_one_die() -> None:
+    """Clip 105301: a 3's front face read apart as a 2, 0.53 a die, framed on the die's lower
+    part: most of its framed box lies within the die's (0.7), though their union is
+    large (0.37). Two dice overlapping in the box as much, each surely a die, stay two."""
+    top = DieReading((162.0, 112.0, 22.0, 19.0), 3, False, 0.99, presence=0.99,
+                     framed_box=(160.0, 113.0, 25.0, 28.0))
+    front = DieReading((170.0, 129.0, 19.0, 17.0), 2, False, 0.3, presence=0.53,
+                       framed_box=(164.0, 126.0, 20.0, 21.0))
+    assert one_die(top, front)
+    behind = replace(front, confidence=0.9, presence=0.93)
+    assert not one_die(top, behind)
+    found = look_closer(CloserLook([top], [front]), coordinates_image(), [top], [top.box])
+    assert found == [top]
