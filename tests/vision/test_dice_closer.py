@@ -85,7 +85,7 @@ class CloserLook:
         self.first, self.closer = first, closer
 
     def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
-        if image.shape[1] > 200:
+        if image.shape[1] > 300:  # the whole image, not a crop of it
             return self.first
         left, top = int(image[0, 0, 0]), int(image[0, 0, 1])
         return [replace(d, box=moved(d.box, -left, -top),
@@ -153,3 +153,18 @@ def test_a_front_face_framed_within_its_die_stays_one_die() -> None:
     assert not one_die(top, behind)
     found = look_closer(CloserLook([top], [front]), coordinates_image(), [top], [top.box])
     assert found == [top]
+
+
+def test_a_die_leaning_on_another_comes_apart_from_it() -> None:
+    """Clip 108106: a die cocked at 45 degrees on a flat 6, framed with it as one 6; the
+    closer look reads both, centres 0.6 of a side apart, each overlapping the pair's box by
+    over 0.3, and the framer puts them on two dice: the pair gives way to them."""
+    pair = DieReading((130.0, 270.0, 41.0, 33.0), 6, False, 0.88,
+                      framed_box=(138.0, 273.0, 32.0, 28.0))
+    flat = DieReading((146.0, 277.0, 30.0, 26.0), 6, False, 0.95,
+                      framed_box=(145.0, 276.0, 29.0, 29.0))
+    leaning = DieReading((133.0, 268.0, 23.0, 29.0), None, True, 0.59, presence=0.84,
+                         framed_box=(126.0, 268.0, 31.0, 27.0))
+    found = look_closer(CloserLook([pair], [flat, leaning]), coordinates_image(), [pair],
+                        [pair.box])
+    assert sorted(d.cocked for d in found) == [False, True]
