@@ -23,7 +23,7 @@ from models.dice.data import MIN_DIE_PIXELS, SHARED_DICE, LabelledImage
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, classifier_input, crop_square
-from vision.dice.reader import intersection
+from vision.dice.reader import as_box, within
 
 CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
 COCKED = CLASSES.index("cocked")
@@ -94,7 +94,7 @@ def _empty_spots(boxes: np.ndarray, shape: tuple[int, ...], rng: np.random.Gener
         side = float(rng.choice(sizes)) * rng.uniform(0.7, 1.4)
         x, y = rng.uniform(0, width - side), rng.uniform(0, height - side)
         candidate = np.array([x, y, side, side], np.float32)
-        if all(_share_of_smaller(candidate, box) < 0.05 for box in boxes):
+        if not any(within(as_box(candidate), as_box(box), 0.05) for box in boxes):
             spots.append(candidate)
     return spots
 
@@ -117,13 +117,6 @@ def _off_centre(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     cx = x + w / 2 + rng.uniform(-0.2, 0.2) * w
     cy = y + h / 2 + rng.uniform(-0.2, 0.2) * h
     return np.array([cx - side / 2, cy - side / 2, side, side], np.float32)
-
-
-def _share_of_smaller(a: np.ndarray, b: np.ndarray) -> float:
-    """How much of the smaller of two boxes (x, y, w, h) the other covers."""
-    x, y, w, h = (float(v) for v in a)
-    bx, by, bw, bh = (float(v) for v in b)
-    return intersection((x, y, w, h), (bx, by, bw, bh)) / min(w * h, bw * bh)
 
 
 def augmented(patch: np.ndarray, rng: np.random.Generator, context_span: float = 0.0,

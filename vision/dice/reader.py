@@ -295,12 +295,12 @@ class DiceReader:
             confidence = certainty * detected
             readings.append(
                 DieReading(
-                    _as_box(box),
+                    as_box(box),
                     None if cocked else int(label),
                     cocked,
                     confidence,
                     (1.0 - float(row[self.none_column])) * detected,
-                    None if framed is None else _as_box(framed[index]),
+                    None if framed is None else as_box(framed[index]),
                     if_flat,
                 )
             )
@@ -380,10 +380,9 @@ def framed_alike(a: DieReading, b: DieReading) -> bool:
     """Whether the framer puts two readings on one die (with a tray view)."""
     if a.framed_box is None or b.framed_box is None:
         return False
-    smaller = min(a.framed_box[2] * a.framed_box[3], b.framed_box[2] * b.framed_box[3])
     return (overlap(a.framed_box, b.framed_box) >= FRAMED_ALIKE
             or (min(a.presence, b.presence) < FACE_PRESENCE
-                and intersection(a.framed_box, b.framed_box) >= FRAMED_WITHIN * smaller))
+                and within(a.framed_box, b.framed_box, FRAMED_WITHIN)))
 
 
 def intersection(a: tuple[float, float, float, float],
@@ -400,7 +399,15 @@ def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, 
     return both / max(a[2] * a[3] + b[2] * b[3] - both, 1e-9)
 
 
-def _as_box(values: np.ndarray) -> tuple[float, float, float, float]:
+def within(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+           share: float) -> bool:
+    """Whether at least `share` of the smaller of two boxes (x, y, w, h) lies inside the
+    other."""
+    return intersection(a, b) >= share * min(a[2] * a[3], b[2] * b[3])
+
+
+def as_box(values: np.ndarray) -> tuple[float, float, float, float]:
+    """An array (x, y, w, h) as a box of floats."""
     x, y, w, h = (float(v) for v in values)
     return x, y, w, h
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.dice.reader import DieReading, intersection, overlap
+from vision.dice.reader import DieReading, overlap, within
 
 Box = tuple[float, float, float, float]  # x, y, w, h
 Stamp = tuple[int, float]  # frame index, time in seconds
@@ -280,4 +280,4 @@ def _same_place(a: Box, b: Box) -> bool:
 
 def _nested(a: Box, b: Box) -> bool:
     """Whether one box lies mostly (WITHIN) inside the other."""
-    return intersection(a, b) >= WITHIN * min(box_area(a), box_area(b))
+    return within(a, b, WITHIN)
