@@ -29,6 +29,7 @@ from api.resume import ResumePoint
 from referee.position import Position, Variant
 from referee.session import TableSession
 from vision.dice.reader import DiceReader
+from vision.dice.zones import TrayCalibration
 from vision.sources import Frame, SourceError, VideoSource
 from vision.table import TableSetup
 from vision.tray import TrayVideo
@@ -94,7 +95,8 @@ def run(job: TableJob, link: Link) -> Outcome | None:
         source = VideoSource(job.source, sleep=link.wait, epoch=epoch)
         if job.tray_source is not None:
             tray = TrayVideo(VideoSource(job.tray_source, sleep=link.wait, epoch=epoch),
-                             job.tray_calibration or {}, source.fps, DiceReader())
+                             TrayCalibration.from_json(job.tray_calibration), source.fps,
+                             DiceReader())
         # Checks that the calibration can watch the dice, before the table counts as running.
         session = TableSession(setup, Variant(job.variant), job.folder / "flags", source.fps,
                                dice_watcher=tray.feed if tray else None)

@@ -15,7 +15,6 @@ stays in the box.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ from bench.machine import processor
 from bench.read_dice import draw_die
 from vision.cli import read_image
 from vision.dice.reader import DiceReader
-from vision.dice.zones import DiceZones
+from vision.dice.zones import DiceZones, TrayCalibration
 from vision.tray import TrayCamera
 
 # The drawn throws' zones on a 640x480 frame: the box's inside above the tray's floor.
@@ -61,10 +60,10 @@ def drawn_throw(seed: int, dice: int, frames: int = 120) -> list[np.ndarray]:
 
 
 def clip(folder: Path) -> tuple[DiceZones, tuple[int, int], list[np.ndarray]]:
-    calibration = json.loads((folder / "calibration.json").read_text())
+    calibration = TrayCalibration.load(folder / "calibration.json")
+    assert calibration.image_size is not None  # the clips' calibrations give it
     frames = [read_image(path) for path in sorted((folder / "frames").glob("*.jpg"))]
-    width, height = calibration["image_size"]
-    return DiceZones.from_json(calibration["dice_zones"]), (int(width), int(height)), frames
+    return calibration.zones, calibration.image_size, frames
 
 
 def main() -> None:

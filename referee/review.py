@@ -30,6 +30,7 @@ from referee.report import write_report
 from referee.session import TableSession
 from referee.tracker import RefereeEvent
 from vision.dice.reader import DiceReader
+from vision.dice.zones import TrayCalibration
 from vision.sources import SourceEvent, VideoSource
 from vision.table import TableSetup, Watcher
 from vision.tray import TrayVideo
@@ -122,11 +123,8 @@ def review(
 
 
 def _tray_video(video: Path, calibration: Path, board_fps: float) -> TrayVideo:
-    try:
-        data = json.loads(calibration.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise ValueError(f"cannot read tray calibration {calibration}: {error}") from None
-    return TrayVideo(VideoSource(str(video)), data, board_fps, DiceReader())
+    return TrayVideo(VideoSource(str(video)), TrayCalibration.load(calibration), board_fps,
+                     DiceReader())
 
 
 def progress_bar(stream: IO[str] = sys.stderr) -> Callable[[int, int], None]:

@@ -37,21 +37,18 @@ def cmd_read_dice(args: argparse.Namespace) -> int:
     from vision.dice.closer import look_closer
     from vision.dice.reader import PHOTOGRAPH_MIRRORS, DiceReader
     from vision.dice.stream import DICE_PER_THROW
-    from vision.dice.zones import DiceZones
+    from vision.dice.zones import TrayCalibration
 
-    zones = DiceZones.load(args.calibration) if args.calibration else None
-    # The zones are in the pixels of the frames the calibration was made on (as the tray
-    # camera checks each frame, vision/tray.py).
-    size = json.loads(args.calibration.read_text()).get("image_size") if zones else None
+    calibration = TrayCalibration.load(args.calibration) if args.calibration else None
+    zones = calibration.zones if calibration else None
     # A tray camera's frame is read as the tray camera reads it; anything else is a photograph.
     reader = DiceReader(mirrors=0 if zones else PHOTOGRAPH_MIRRORS)
     for path in args.images:
         record: dict[str, Any] = {"image": str(path)}
         try:
             image = read_image(path)
-            if size and list(image.shape[1::-1]) != list(size):
-                raise ValueError(f"the image is {image.shape[1]}x{image.shape[0]}, the "
-                                 f"calibration is for {size[0]}x{size[1]}")
+            if calibration is not None:  # its zones are in the pixels of its frames
+                calibration.check_size(image, "the image")
             if zones is None:
                 record["dice"] = [die.to_json() for die in reader.read(image)]
             else:

@@ -16,7 +16,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import cv2
 import numpy as np
@@ -36,7 +35,7 @@ from vision.dice.rest import (
     smoothed,
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
-from vision.dice.zones import DiceZones
+from vision.dice.zones import DiceZones, TrayCalibration
 from vision.sources import Frame, SourceEvent, VideoSource
 
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
@@ -307,18 +306,12 @@ class TrayVideo:
     tray's view moved (the dice are not read until it is back).
     """
 
-    def __init__(self, source: VideoSource, calibration: dict[str, Any], board_fps: float,
+    def __init__(self, source: VideoSource, calibration: TrayCalibration, board_fps: float,
                  dice_reader: DiceReading) -> None:
-        zones = calibration.get("dice_zones") if isinstance(calibration, dict) else None
-        size = calibration.get("image_size") if isinstance(calibration, dict) else None
-        if not zones or not isinstance(size, list | tuple) or len(size) != 2:
-            raise ValueError("the tray camera's calibration needs its image_size and its "
-                             "dice_zones (tray and box)")
-        try:
-            parsed = DiceZones.from_json(zones)
-        except ValueError as error:
-            raise ValueError(f"the tray camera's dice_zones: {error}") from None
-        self.camera = TrayCamera(parsed, dice_reader, (int(size[0]), int(size[1])))
+        if calibration.image_size is None:
+            raise ValueError("the tray camera's calibration needs its image_size")
+        self.calibration = calibration
+        self.camera = TrayCamera(calibration.zones, dice_reader, calibration.image_size)
         self.source = source
         self.frames = source.frames()
         self.feed = DiceFeed(board_fps)
@@ -373,10 +366,7 @@ class TrayVideo:
         return thread
 
     def _observe(self, frame: Frame) -> None:
-        width, height = self.camera.frame_size
-        if frame.image.shape[:2] != (height, width):
-            raise ValueError(f"tray frame {frame.index} is {frame.image.shape[1]}x"
-                             f"{frame.image.shape[0]}, its calibration is for {width}x{height}")
+        self.calibration.check_size(frame.image, f"tray frame {frame.index}")
         self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))
         moved = self.camera.moved
         if (moved is None) != (self._moved is None):

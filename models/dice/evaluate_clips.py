@@ -334,15 +334,13 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool) -> list[dict[
     (`empty.jpg`) for EMPTY_FRAMES frames, as a live camera sees it before the throw."""
     import cv2
 
-    from vision.dice.zones import DiceZones
+    from vision.dice.zones import TrayCalibration
     from vision.tray import TrayCamera
 
-    calibration = json.loads((directory / "calibration.json").read_text())
-    zones = DiceZones.from_json(calibration["dice_zones"])
-    if not use_view:
-        zones = dataclasses.replace(zones, view=None)
-    width, height = calibration["image_size"]
-    camera = TrayCamera(zones, reader, (int(width), int(height)))
+    calibration = TrayCalibration.load(directory / "calibration.json")
+    zones = calibration.zones if use_view else dataclasses.replace(calibration.zones, view=None)
+    assert calibration.image_size is not None  # the clips' calibrations give it
+    camera = TrayCamera(zones, reader, calibration.image_size)
     paths = sorted((directory / "frames").glob("*.jpg"))
     if not paths:
         raise OSError(f"no frames in {directory / 'frames'}")

@@ -21,7 +21,7 @@ from referee.rules import Move, rules_for
 from synth.board.scene import place
 from synth.game.scene import make_scene
 from synth.game.script import script_game
-from vision.dice.zones import DiceZones
+from vision.dice.zones import TrayCalibration
 
 SIZE = (640, 360)
 FPS = 30.0
@@ -199,7 +199,7 @@ def test_calibration_reads_back(game: Any) -> None:
     out, _, cal = game
     board = BoardCalibration.from_json(cal)
     assert board.image_size == SIZE and board.white_corner == cal["layout"]["white_point1"]
-    zones = DiceZones.load(out / "calibration.json")
+    zones = TrayCalibration.load(out / "calibration.json").zones
     assert set(cal["dice_zones"]) == {"tray", "box"} and len(zones.tray) == 4
     for side in ("white", "black"):
         assert len(cal["clock"]["buttons"][side]) == 4

@@ -85,11 +85,11 @@ def test_calibrate_measures_the_tray_view_from_its_corners(
     zones = ["--tray", *tray, "--box", "100,300", "400,300", "400,480", "100,480"]
     assert _main(["calibrate", str(path), "--corners", *_corner_args(label), *zones,
                   "--tray-mm", "260", "220", "--out", str(cal)]) == 0
-    from vision.dice.zones import DiceZones
+    from vision.dice.zones import TrayCalibration
 
-    view = DiceZones.load(cal).view
+    view = TrayCalibration.load(cal).zones.view
     assert view is not None
-    assert DiceZones.load(cal).tray_mm == (260.0, 220.0)
+    assert TrayCalibration.load(cal).zones.tray_mm == (260.0, 220.0)
     # Up is towards the top of the picture and back towards the camera.
     assert view.up[1] < 0 and view.up[2] < 0
     assert _main(["calibrate", str(path), "--corners", *_corner_args(label), "--tray", *tray[:3],

@@ -13,7 +13,7 @@ import pytest
 from calibration.tray_view import TrayView
 from vision.dice.reader import DieReading
 from vision.dice.stream import DiceEvent, Kind
-from vision.dice.zones import DiceZones
+from vision.dice.zones import DiceZones, TrayCalibration
 from vision.sources import VideoSource
 from vision.tray import DiceFeed, TrayCamera, TrayVideo
 
@@ -208,7 +208,7 @@ def test_a_live_tray_camera_is_read_in_a_thread_on_the_tables_clock() -> None:
                          sleep=lambda seconds: None, give_up_after=0.0, epoch=100.0)
     calibration = {"image_size": [160, 120],
                    "dice_zones": {"tray": TRAY.tolist(), "box": BOX.tolist()}}
-    tray = TrayVideo(source, calibration, 30.0, TwoDice())
+    tray = TrayVideo(source, TrayCalibration.from_json(calibration), 30.0, TwoDice())
     tray.start(lambda: False).join(timeout=10)
     kinds = [event.kind for event in tray.feed.pending]
     assert Kind.ROLL_READ in kinds
@@ -217,10 +217,16 @@ def test_a_live_tray_camera_is_read_in_a_thread_on_the_tables_clock() -> None:
     assert tray.new_problem() is not None and tray.new_problem() is None  # said once
 
 
-def test_a_tray_calibration_needs_its_zones() -> None:
-    source = VideoSource(0, open_capture=lambda spec: LiveTray([0.0]))
+def test_a_tray_camera_needs_its_calibrations_zones_and_frame_size() -> None:
+    zones = {"tray": TRAY.tolist(), "box": BOX.tolist()}
     with pytest.raises(ValueError, match="dice_zones"):
-        TrayVideo(source, {"image_size": [160, 120]}, 30.0, CountingReader())
+        TrayCalibration.from_json({"image_size": [160, 120]})
+    with pytest.raises(ValueError, match="image_size"):
+        TrayCalibration.from_json({"image_size": [160], "dice_zones": zones})
+    source = VideoSource(0, open_capture=lambda spec: LiveTray([0.0]))
+    with pytest.raises(ValueError, match="image_size"):
+        TrayVideo(source, TrayCalibration.from_json({"dice_zones": zones}), 30.0,
+                  CountingReader())
 
 
 def throw(unread_die: bool, frames: int = 150) -> list[DiceEvent]:

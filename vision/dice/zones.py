@@ -89,13 +89,6 @@ class DiceZones:
         except (KeyError, TypeError, AttributeError, IndexError) as error:
             raise ValueError(f"dice_zones needs a tray and a box polygon: {error}") from None
 
-    @classmethod
-    def load(cls, path: Path) -> DiceZones:
-        try:
-            return cls.from_json(json.loads(path.read_text())["dice_zones"])
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"cannot read dice zones from {path}: {error}") from None
-
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tray": self.tray.tolist(), "box": self.box.tolist()}
         if self.view is not None:
@@ -217,3 +210,45 @@ def _foot(box: tuple[float, float, float, float]) -> tuple[float, float]:
     quarter of its box below the centre, which belongs to the die's top and, for a die just
     out of the box, still shows over the box's exit."""
     return box[0] + box[2] / 2, box[1] + FOOT * box[3]
+
+
+@dataclass(frozen=True)
+class TrayCalibration:
+    """What a tray camera's calibration file says about the dice: their `zones`, and the
+    `image_size` (width, height) of the frames the zones are in pixels of, when it gives one."""
+
+    zones: DiceZones
+    image_size: tuple[int, int] | None = None
+
+    @classmethod
+    def from_json(cls, calibration: Any) -> TrayCalibration:
+        """ValueError, saying what is wrong, when `calibration` is not one."""
+        if not isinstance(calibration, dict) or not calibration.get("dice_zones"):
+            raise ValueError("the tray calibration has no dice_zones (tray and box)")
+        try:
+            zones = DiceZones.from_json(calibration["dice_zones"])
+        except ValueError as error:
+            raise ValueError(f"the tray calibration's dice_zones: {error}") from None
+        size = calibration.get("image_size")
+        if size is None:
+            return cls(zones)
+        if (not isinstance(size, list | tuple) or len(size) != 2
+                or not all(isinstance(v, int | float) and v > 0 for v in size)):
+            raise ValueError(f"the tray calibration's image_size is not [width, height]: {size}")
+        return cls(zones, (int(size[0]), int(size[1])))
+
+    @classmethod
+    def load(cls, path: Path) -> TrayCalibration:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ValueError(f"cannot read tray calibration {path}: {error}") from None
+        return cls.from_json(data)
+
+    def check_size(self, image: np.ndarray, what: str) -> None:
+        """ValueError when `image` (`what` it is, for the message) is not the size of the
+        frames the calibration was made on: its zones would fall elsewhere."""
+        if self.image_size is not None and image.shape[1::-1] != self.image_size:
+            width, height = self.image_size
+            raise ValueError(f"{what} is {image.shape[1]}x{image.shape[0]}, its calibration "
+                             f"is for {width}x{height}")
