@@ -158,8 +158,10 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
-        view = _view(record.get("camera"))
-        zones = None if view is None else _zones(record["camera"])
+        camera = record.get("camera")
+        zones = None if camera is None else _zones(camera)
+        # The view as the scene's calibration gives it, where it has one.
+        view = zones.view if zones is not None else _view(camera)
         found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box,
                                    zones))
     return found
