@@ -156,7 +156,9 @@ def observable(truth: Sequence[dict[str, Any]],
 def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
     """The throw's decisions from a clip's per-die true events. The referee keeps one count
     per throw: a second die's count that starts while one runs, or ends while another still
-    runs, is no decision of its own, and the throw is void once, at the first die's void.
+    runs, is no decision of its own, and the throw is void once, at the first die's void. A
+    second die whose count starts within TOLERANCE frames of the first may report the start
+    and the void under its own rule: the bar cannot tell which of the two came first.
     The clip's last frame is held for longer than a count (`run_clip`), so a count still
     running when the clip ends runs out there: the throw is void 3 s after it started.
     Events `observable` marks unseen are left out (`unobservable` has their decisions)."""
@@ -172,7 +174,8 @@ def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
             if not running:
                 counted = (die, Decision(kind, START[kind], frame))
                 found.append(counted[1])
-            elif counted is not None and frame == counted[1].frame and kind != counted[1].truth:
+            elif (counted is not None and frame - counted[1].frame <= TOLERANCE
+                  and kind != counted[1].truth):
                 both = dataclasses.replace(counted[1], also=((START[kind], None),))
                 found[found.index(counted[1])] = both
                 counted = (counted[0], both)
