@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from vision.dice.closer import DiceReading
 
@@ -331,10 +333,13 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
             "extra": dict(Counter(e["event"] for c in scores for e in c.extra))}
 
 
-def run_clip(directory: Path, reader: DiceReading, use_view: bool) -> list[dict[str, Any]]:
+def run_clip(directory: Path, reader: DiceReading, use_view: bool,
+             fps: float = FPS) -> list[dict[str, Any]]:
     """The pipeline's dice events over a clip's frames, the last one held HOLD_FRAMES more,
     as a table's tray camera emits them; first, where the clip has one, its empty tray
-    (`empty.jpg`) for EMPTY_FRAMES frames, as a live camera sees it before the throw."""
+    (`empty.jpg`) for EMPTY_FRAMES frames, as a live camera sees it before the throw. A
+    camera of another frame rate (`fps`, 25 for a PAL camera) sees the clip's frame nearest
+    each of its own; its events are dated by their times in the clip's frames."""
     import cv2
 
     from vision.dice.zones import TrayCalibration
@@ -347,24 +352,28 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool) -> list[dict[
     paths = sorted((directory / "frames").glob("*.jpg"))
     if not paths:
         raise OSError(f"no frames in {directory / 'frames'}")
-    images = (cv2.imread(str(p)) for p in paths)
+
+    def read(path: Path) -> np.ndarray:
+        image = cv2.imread(str(path))
+        if image is None:
+            raise OSError(f"cannot read {path}")
+        return image
+
     seen = []
     empty = directory / "empty.jpg"
     if empty.is_file():
         # The tray as the camera saw it before the throw, still for half a second.
-        tray = cv2.imread(str(empty))
-        if tray is None:
-            raise OSError(f"cannot read {empty}")
-        for index in range(-EMPTY_FRAMES, 0):
-            seen += [e.to_json() for e in camera.observe(index, index / FPS, tray)]
-    last = None
-    for index in range(len(paths) + HOLD_FRAMES):
-        image = next(images, last)
-        if image is None:
-            raise OSError(f"cannot read {paths[index]}")
-        seen += [e.to_json() for e in camera.observe(index, index / FPS, image)]
-        last = image
-    return seen
+        tray = read(empty)
+        for index in range(-round(EMPTY_FRAMES * fps / FPS), 0):
+            seen += [e.to_json() for e in camera.observe(index, index / fps, tray)]
+    shown, image = -1, None
+    for index in range(round((len(paths) + HOLD_FRAMES) * fps / FPS)):
+        wanted = min(round(index * FPS / fps), len(paths) - 1)
+        if wanted != shown:
+            shown, image = wanted, read(paths[wanted])
+        assert image is not None
+        seen += [e.to_json() for e in camera.observe(index, index / fps, image)]
+    return [{**event, "frame": round(event["time"] * FPS)} for event in seen]
 
 
 def _digest(path: Path) -> str | None:
@@ -378,6 +387,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--no-view", action="store_true",
                         help="drop the calibration's view: the crop classifier calls cocked")
+    parser.add_argument("--fps", type=float, default=FPS,
+                        help=f"the tray camera's frame rate: the clips' {FPS} fps frames taken "
+                             "at it (25: a PAL camera); decisions are still judged in them")
     parser.add_argument("--models", type=Path, default=None,
                         help="the reader's networks (default models/dice; cocked.onnx, "
                              "faces.onnx and framer.onnx are used where they are present)")
@@ -398,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_scenario: dict[str, list[ClipScore]] = {}
     for folder in folders:
         summary = json.loads((folder / "events.json").read_text())
-        seen = run_clip(folder, reader, not args.no_view)
+        seen = run_clip(folder, reader, not args.no_view, args.fps)
         states = [json.loads(line) for line in
                   (folder / "states.jsonl").read_text(encoding="utf-8").splitlines()]
         result = score_clip(observable(summary["events"], states), seen, states=states)
@@ -409,7 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{len(result.extra)} extra, {result.false_voids} false voids, "
               f"{len(result.wrong_die)} counts on the wrong die", file=sys.stderr)
     report: dict[str, Any] = {
-        "tolerance_frames": TOLERANCE, "fps": FPS, "view": not args.no_view,
+        "tolerance_frames": TOLERANCE, "fps": FPS, "camera_fps": args.fps,
+        "view": not args.no_view,
         # Which networks read: the cocked one only with a view, and where it is present.
         "cocked_network": reader.cocked_model is not None and not args.no_view,
         "models": {name: _digest(models / name)

@@ -265,3 +265,19 @@ def test_the_empty_tray_before_a_clip_shows_the_die_the_reader_misses(tmp_path: 
     assert all(event["frame"] >= 0 for event in seen)
     unseen = run_clip(drawn_clip(tmp_path / "none", False), BrightSquares(), use_view=False)
     assert not any(event["event"] in ("die_in_box", "throw_void") for event in unseen)
+
+
+def test_a_camera_of_another_frame_rate_is_judged_in_the_clips_frames(tmp_path: Path) -> None:
+    # A PAL camera (25 fps) and a slow one (15 fps) see the clip's frames nearest their own;
+    # the void comes three seconds after the count, dated back in the clip's 30 fps frames.
+    clip = drawn_clip(tmp_path / "clip", True)
+    at_30 = run_clip(clip, BrightSquares(), use_view=False)
+    for fps in (25.0, 15.0):
+        seen = run_clip(clip, BrightSquares(), use_view=False, fps=fps)
+        assert [e["event"] for e in seen] == [e["event"] for e in at_30]
+        for event, same in zip(seen, at_30, strict=True):
+            assert event["frame"] == round(event["time"] * 30)
+            assert abs(event["frame"] - same["frame"]) <= 30 / fps
+        count, void = (next(e for e in seen if e["event"] == kind)
+                       for kind in ("die_in_box", "throw_void"))
+        assert abs(void["time"] - count["time"] - 3.0) <= 1 / fps
