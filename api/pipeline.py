@@ -99,7 +99,7 @@ def run(job: TableJob, link: Link) -> Outcome | None:
                              DiceReader())
         # Checks that the calibration can watch the dice, before the table counts as running.
         session = TableSession(setup, Variant(job.variant), job.folder / "flags", source.fps,
-                               dice_watcher=tray.feed if tray else None)
+                               tray=tray)
     except (SourceError, ValueError, OSError) as failure:
         for opened in (source, tray.source if tray else None):
             if opened is not None:  # a camera is not held by a table that cannot run

@@ -81,7 +81,7 @@ def review(
     tray_camera = None if tray is None else _tray_video(*tray, board_fps=source.fps)
     out.mkdir(parents=True, exist_ok=True)
     session = TableSession(setup, variant, out / "flags", source.fps, head_exception,
-                           dice_watcher or (tray_camera.feed if tray_camera else None))
+                           dice_watcher, tray_camera)
     started = time.perf_counter()
     frames, last_time, count = 0, 0.0, 0
     problem: str | None = None

@@ -8,6 +8,7 @@ match and the service's live tables both run their frames through a session.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +24,12 @@ from vision.board.reader import BoardReader
 from vision.dice.reader import DiceReader
 from vision.sources import Frame, SourceEvent
 from vision.table import TableObserver, TableSetup, Watcher
+from vision.tray import TrayVideo
 
 FLAG_EVENTS = ("illegal_move", "premature_throw", "wrong_start", "throw_void")
+# Flags a tray camera of its own shows, where there is one: the board camera may not see the
+# dice a throw was voided for.
+TRAY_FLAGS = ("throw_void",)
 ROLL_EVENTS = ("roll", "roll_reread", "roll_changed")  # each gives the roll of the turn
 CLIP_SECONDS = 1.5  # each side of a flag's frame
 EVIDENCE_WIDTH = 640  # stills and clips are kept at this width
@@ -34,11 +39,18 @@ class TableSession:
     """The observer, the tracker and the evidence recorder of one table."""
 
     def __init__(self, setup: TableSetup, variant: Variant, evidence: Path, fps: float,
-                 head_exception: str = "second", dice_watcher: Watcher | None = None) -> None:
+                 head_exception: str = "second", dice_watcher: Watcher | None = None,
+                 tray: TrayVideo | None = None) -> None:
+        """`tray`: the tray's own camera, whose dice events the session follows (unless a
+        `dice_watcher` stands in) and whose frames are the evidence of a throw voided."""
         self.observer = TableObserver(setup, variant, BoardReader(), DiceReader(),
-                                      watcher=dice_watcher)
+                                      watcher=dice_watcher or (tray.feed if tray else None))
         self.tracker = GameTracker(rules_for(variant, head_exception), variant)
         self.evidence = EvidenceRecorder(evidence, fps)
+        self.tray_evidence: EvidenceRecorder | None = None
+        if tray is not None:
+            self.tray_evidence = EvidenceRecorder(evidence, tray.source.fps)
+            tray.on_frame = self.tray_evidence.add
         self.flags = 0
         self.camera_moved: str | None = None  # why, while the camera has moved
 
@@ -56,7 +68,7 @@ class TableSession:
                                        {"detail": seen.camera_moved})
                           if seen.camera_moved is not None else
                           RefereeEvent("camera_back", item.index, item.time))
-        self.evidence.add(item.index, item.image if seen.preview is None else seen.preview)
+        self.evidence.add(item.time, item.image if seen.preview is None else seen.preview)
         out = []
         for event in events:
             # `time` is when the video shows it; `decided` is the video time of the frame
@@ -64,63 +76,71 @@ class TableSession:
             data = {**event.to_json(), "decided": round(item.time, 3)}
             if event.event in FLAG_EVENTS:
                 self.flags += 1
-                data["evidence"] = self.evidence.flag(f"{self.flags:03d}-{event.event}",
-                                                      event.frame)
+                recorder = self.evidence
+                if event.event in TRAY_FLAGS and self.tray_evidence is not None:
+                    recorder = self.tray_evidence
+                data["evidence"] = recorder.flag(f"{self.flags:03d}-{event.event}", event.time)
             out.append(data)
         return out
 
     def close(self) -> None:
         self.evidence.close()
+        if self.tray_evidence is not None:
+            self.tray_evidence.close()
 
 
 @dataclass
 class _Clip:
     name: str
-    centre: int
-    last: int
+    last: float  # the time of its last frame
     frames: list[np.ndarray]
 
 
 @dataclass
 class EvidenceRecorder:
-    """Keeps the last seconds of video small, and cuts a still and a clip for each flag."""
+    """Keeps the last seconds of video small, and cuts a still and a clip for each flag. A
+    camera read in a thread of its own (a live tray camera) adds its frames there."""
 
     folder: Path
     fps: float
-    history: deque[tuple[int, np.ndarray]] = field(default_factory=deque)
+    history: deque[tuple[float, np.ndarray]] = field(default_factory=deque)
     open_clips: list[_Clip] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, index: int, image: np.ndarray) -> None:
+    def add(self, time: float, image: np.ndarray) -> None:
         small = image
         if image.shape[1] != EVIDENCE_WIDTH:
             scale = EVIDENCE_WIDTH / image.shape[1]
             small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        span = round(CLIP_SECONDS * self.fps)
-        self.history.append((index, small))
-        while self.history and self.history[0][0] < index - 2 * span:
-            self.history.popleft()
-        for clip in list(self.open_clips):
-            clip.frames.append(small)
-            if index >= clip.last:
-                self._write(clip)
+        with self._lock:
+            self.history.append((time, small))
+            while self.history and self.history[0][0] < time - 2 * CLIP_SECONDS:
+                self.history.popleft()
+            for clip in list(self.open_clips):
+                clip.frames.append(small)
+                if time >= clip.last:
+                    self._write(clip)
 
-    def flag(self, name: str, frame: int) -> dict[str, str]:
-        """Start the evidence for a flag shown at `frame`; returns the files' names."""
+    def flag(self, name: str, time: float) -> dict[str, str]:
+        """Start the evidence for a flag shown at `time`; returns the files' names."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        span = round(CLIP_SECONDS * self.fps)
-        kept = [(i, image) for i, image in self.history if i >= frame - span]
-        still = next((image for i, image in kept if i >= frame), kept[-1][1] if kept else None)
-        files = {}
-        if still is not None:
-            cv2.imwrite(str(self.folder / f"{name}.jpg"), still)
-            files["still"] = f"flags/{name}.jpg"
-        self.open_clips.append(_Clip(name, frame, frame + span, [image for _, image in kept]))
-        files["clip"] = f"flags/{name}.mp4"
-        return files
+        with self._lock:
+            kept = [(t, image) for t, image in self.history if t >= time - CLIP_SECONDS]
+            still = next((image for t, image in kept if t >= time),
+                         kept[-1][1] if kept else None)
+            files = {}
+            if still is not None:
+                cv2.imwrite(str(self.folder / f"{name}.jpg"), still)
+                files["still"] = f"flags/{name}.jpg"
+            self.open_clips.append(_Clip(name, time + CLIP_SECONDS,
+                                         [image for _, image in kept]))
+            files["clip"] = f"flags/{name}.mp4"
+            return files
 
     def close(self) -> None:
-        for clip in list(self.open_clips):
-            self._write(clip)
+        with self._lock:
+            for clip in list(self.open_clips):
+                self._write(clip)
 
     def _write(self, clip: _Clip) -> None:
         self.open_clips.remove(clip)

@@ -315,6 +315,9 @@ class TrayVideo:
         self.source = source
         self.frames = source.frames()
         self.feed = DiceFeed(board_fps)
+        # Each frame's time and image once read (in the camera's thread, when live): the
+        # evidence a throw voided on this camera's reading is cut from.
+        self.on_frame: Callable[[float, np.ndarray], None] | None = None
         self.problem: str | None = None
         self._reported: str | None = None
         self._moved: str | None = None
@@ -368,6 +371,8 @@ class TrayVideo:
     def _observe(self, frame: Frame) -> None:
         self.calibration.check_size(frame.image, f"tray frame {frame.index}")
         self.feed.put(self.camera.observe(frame.index, frame.time, frame.image))
+        if self.on_frame is not None:
+            self.on_frame(frame.time, frame.image)
         moved = self.camera.moved
         if (moved is None) != (self._moved is None):
             self._moved = moved

@@ -180,6 +180,29 @@ def test_a_table_with_a_camera_for_the_tray_is_reviewed_as_one(game: Path,
     assert not any(e["event"] == "roll" for e in log)
 
 
+def test_a_throw_voided_on_the_tray_cameras_reading_is_shown_by_that_camera(
+        tmp_path: Path) -> None:
+    """The board camera does not see the tray: the still and the clip of a throw voided for a
+    cocked die are the tray camera's, whose frames show the die."""
+    game = tmp_path / "game"
+    assert main(["synth", "game", "--variant", "long", "--out", str(game), "--seed", "3",
+                 "--inject", "cocked", "--max-turns", "3", "--size", "960x540"]) == 0
+    board_calibration, tray_calibration = split_cameras(game, tmp_path)
+    out = tmp_path / "review"
+    assert main(["review", str(tmp_path / "board.avi"), "--calibration", str(board_calibration),
+                 "--tray-video", str(tmp_path / "tray.avi"), "--tray-calibration",
+                 str(tray_calibration), "--out", str(out), "--quiet"]) == 0
+    voids = [e for e in read_log(out / "events.jsonl") if e["event"] == "throw_void"]
+    assert len(voids) == 1 and voids[0]["rule"] == "5.4.33"
+    still = cv2.imread(str(out / voids[0]["evidence"]["still"]))
+    width, height = json.loads(tray_calibration.read_text())["image_size"]
+    assert still is not None and abs(still.shape[0] / still.shape[1] - height / width) < 0.01
+    clip = cv2.VideoCapture(str(out / voids[0]["evidence"]["clip"]))
+    frames = int(clip.get(cv2.CAP_PROP_FRAME_COUNT))
+    clip.release()
+    assert frames >= 80  # 1.5 s each side of the void at the tray camera's 30 fps
+
+
 def test_a_camera_knocked_mid_game_is_reported_not_refereed(game: Path, tmp_path: Path) -> None:
     """The camera knocked 30 px aside between two turns: every calibrated region (the field,
     the clock, the tray) now lies elsewhere in its frames. The log says so once, soon after,
