@@ -126,7 +126,8 @@ class EvidenceRecorder:
         self.folder.mkdir(parents=True, exist_ok=True)
         with self._lock:
             kept = [(t, image) for t, image in self.history if t >= time - CLIP_SECONDS]
-            still = next((image for t, image in kept if t >= time),
+            # The frame of that time: times from another source may differ by a rounding.
+            still = next((image for t, image in kept if t >= time - 0.5 / self.fps),
                          kept[-1][1] if kept else None)
             files = {}
             if still is not None:
