@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("calibrate needs --corners, --aruco, --auto, --check or "
                          "--print-markers")
     zones: dict[str, Any] | None = None
+    warnings: list[str] = []
     if args.tray or args.box:
         if not (args.tray and args.box) or len(args.tray) < 3 or len(args.box) < 3:
             raise ValueError("dice zones need both --tray and --box, 3 points or more each")
@@ -106,12 +107,21 @@ def run(args: argparse.Namespace) -> int:
         if args.tray_mm:
             if len(args.tray) != 4:
                 raise ValueError("--tray-mm needs --tray to give the tray floor's 4 corners")
-            from calibration.tray_view import TrayView
+            import numpy as np
+
+            from calibration.tray_view import LOWEST_GOOD_ELEVATION_DEG, TrayView
 
             height, width = image.shape[:2]
-            zones["view"] = TrayView.from_tray(args.tray, tuple(args.tray_mm),
-                                               (width, height)).to_json()
+            view = TrayView.from_tray(args.tray, tuple(args.tray_mm), (width, height))
+            zones["view"] = view.to_json()
             zones["tray_mm"] = list(args.tray_mm)  # how big a die can look where it lies
+            centre = np.mean(np.asarray(args.tray, np.float64), axis=0)
+            elevation = view.elevation_deg((float(centre[0]), float(centre[1])))
+            if elevation < LOWEST_GOOD_ELEVATION_DEG:
+                warnings.append(
+                    f"the camera sees the tray from {elevation:.0f} degrees above it: cocked "
+                    f"dice are read best from {LOWEST_GOOD_ELEVATION_DEG:.0f} degrees or "
+                    "more (mount it higher or nearer above the tray)")
     elif args.tray_mm:
         raise ValueError("--tray-mm needs --tray and --box")
     from calibration.make import calibrate
@@ -120,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     calibration.save(args.out)
     summary = calibration.to_json()
     summary.pop("border", None)
-    print(json.dumps({"out": str(args.out), **summary}))
+    print(json.dumps({"out": str(args.out), **summary,
+                      **({"warnings": warnings} if warnings else {})}))
     return 0
 

@@ -52,6 +52,16 @@ def test_the_view_is_measured_from_the_tray_corners(elevation: float, azimuth: f
     assert view.intrinsics[0, 0] == pytest.approx(700.0, rel=0.03)
 
 
+@pytest.mark.parametrize("elevation", [25, 40, 60, 85])
+def test_the_view_says_how_high_the_camera_sees_the_tray_from(elevation: float) -> None:
+    intrinsics, turn, shift = camera(elevation, 20)
+    corners = project(tray_corners(), intrinsics, turn, shift)
+    view = TrayView.from_tray(corners, TRAY_MM, SIZE)
+    centre = project(np.array([[TRAY_MM[0] / 2, TRAY_MM[1] / 2, 0.0]]), intrinsics, turn,
+                     shift)[0]
+    assert view.elevation_deg((centre[0], centre[1])) == pytest.approx(elevation, abs=0.5)
+
+
 def test_a_camera_looking_straight_down_needs_no_focal_length() -> None:
     intrinsics, turn, shift = camera(90, 0)
     view = TrayView.from_tray(project(tray_corners(), intrinsics, turn, shift), TRAY_MM, SIZE)

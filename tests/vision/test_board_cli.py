@@ -78,7 +78,8 @@ def test_calibrate_then_read(board: tuple[Path, dict[str, Any]], tmp_path: Path,
 
 
 def test_calibrate_measures_the_tray_view_from_its_corners(
-        board: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+        board: tuple[Path, dict[str, Any]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     path, label = board
     cal = tmp_path / "cal.json"
     tray = ["120,500", "380,500", "400,700", "100,700"]  # narrower far away: seen from the front
@@ -92,6 +93,14 @@ def test_calibrate_measures_the_tray_view_from_its_corners(
     assert TrayCalibration.load(cal).zones.tray_mm == (260.0, 220.0)
     # Up is towards the top of the picture and back towards the camera.
     assert view.up[1] < 0 and view.up[2] < 0
+    assert view.elevation_deg((250.0, 600.0)) > 50
+    assert "warnings" not in json.loads(capsys.readouterr().out)
+    # A tray seen from 31 degrees above: too low a camera for cocked dice, and said so.
+    low = ["140,580", "360,580", "400,700", "100,700"]
+    assert _main(["calibrate", str(path), "--corners", *_corner_args(label), "--tray", *low,
+                  "--box", *zones[-4:], "--tray-mm", "260", "220", "--out", str(cal)]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert len(warnings) == 1 and "31 degrees" in warnings[0]
     assert _main(["calibrate", str(path), "--corners", *_corner_args(label), "--tray", *tray[:3],
                   "--box", "1,1", "2,1", "2,2", "--tray-mm", "260", "220",
                   "--out", str(cal)]) == EXIT_BAD_INPUT
