@@ -291,7 +291,8 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
 
 def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -> bool:
     """Whether a count's start names a die (its box) that the truth has lying flat in the
-    tray when the count starts, or where no die in sight lies at all."""
+    tray when the count starts, or where no pixel of a die shows at all (a sliver of a die
+    in the box, too little to date its rest by, is still that die)."""
     if event["event"] not in START.values() or "box" not in event:
         return False
     from vision.dice.reader import overlap
@@ -299,7 +300,7 @@ def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -
 
     frame = states[min(int(event["frame"]), len(states) - 1)]
     under = [(overlap(event["box"], die["box"]), die) for die in frame["dice"]
-             if die["visible_px"] >= HIDDEN_PX and die["box"] is not None]
+             if die["visible_px"] > 0 and die["box"] is not None]
     under = [(share, die) for share, die in under
              if share > 0 or centre_in(event["box"], die["box"])]
     if not under:

@@ -225,6 +225,19 @@ def test_a_count_on_a_die_lying_flat_is_no_true_count() -> None:
     assert score_clip(truth, [seen("die_cocked", 5), void], states=lying).right == 2
 
 
+def test_a_count_on_a_sliver_of_a_die_in_the_box_is_on_that_die() -> None:
+    # 117303: the die in the box shows 96 pixels through the exit, fewer than the truth
+    # calls in sight for dating it, but the count's box on them names it.
+    truth = [{"event": "at_rest", "die": 1, "frame": 0, "value": 6},
+             {"event": "in_box", "die": 0, "frame": 5}]
+    frame = {"dice": [{"state": "in_box", "box": [406, 177, 12, 17], "visible_px": 96},
+                      {"state": "at_rest", "box": [285, 228, 28, 33], "visible_px": 669}]}
+    counted = [seen("die_in_box", 5, box=[399, 171, 25, 23]),
+               seen("throw_void", 95, rule="5.4.32")]
+    score = score_clip(truth, counted, states=[frame] * 100)
+    assert score.right == 2 and not score.wrong_die
+
+
 class BrightSquares:
     """Stands in for the dice reader: a 4 on each bright square, nothing of a grey one (a die
     the detector misses)."""
