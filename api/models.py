@@ -119,6 +119,11 @@ class TableOut(BaseModel):
     created_at: float = Field(description="Unix time, seconds")
 
 
+class ZonesOut(TableOut):
+    warnings: list[str] = Field(description=(
+        "what the installer should know of the zones' camera (one too low over the tray)"))
+
+
 class EventOut(BaseModel):
     table_id: int
     seq: int

@@ -107,21 +107,13 @@ def run(args: argparse.Namespace) -> int:
         if args.tray_mm:
             if len(args.tray) != 4:
                 raise ValueError("--tray-mm needs --tray to give the tray floor's 4 corners")
-            import numpy as np
-
-            from calibration.tray_view import LOWEST_GOOD_ELEVATION_DEG, TrayView
+            from calibration.tray_view import TrayView, too_low
 
             height, width = image.shape[:2]
             view = TrayView.from_tray(args.tray, tuple(args.tray_mm), (width, height))
             zones["view"] = view.to_json()
             zones["tray_mm"] = list(args.tray_mm)  # how big a die can look where it lies
-            centre = np.mean(np.asarray(args.tray, np.float64), axis=0)
-            elevation = view.elevation_deg((float(centre[0]), float(centre[1])))
-            if elevation < LOWEST_GOOD_ELEVATION_DEG:
-                warnings.append(
-                    f"the camera sees the tray from {elevation:.0f} degrees above it: cocked "
-                    f"dice are read best from {LOWEST_GOOD_ELEVATION_DEG:.0f} degrees or "
-                    "more (mount it higher or nearer above the tray)")
+            warnings += [warning for warning in [too_low(view, args.tray)] if warning]
     elif args.tray_mm:
         raise ValueError("--tray-mm needs --tray and --box")
     from calibration.make import calibrate

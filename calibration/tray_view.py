@@ -131,6 +131,18 @@ class TrayView:
             raise ValueError(f"a tray camera needs intrinsics (3x3) and up (3): {error}") from None
 
 
+def too_low(view: TrayView, tray: Any) -> str | None:
+    """What to tell the installer when the camera sees the tray's centre (the mean of its
+    floor corners `tray`, in pixels) from under LOWEST_GOOD_ELEVATION_DEG; None otherwise."""
+    centre = np.mean(np.asarray(tray, np.float64), axis=0)
+    elevation = view.elevation_deg((float(centre[0]), float(centre[1])))
+    if elevation >= LOWEST_GOOD_ELEVATION_DEG:
+        return None
+    return (f"the camera sees the tray from {elevation:.0f} degrees above it: cocked dice are "
+            f"read best from {LOWEST_GOOD_ELEVATION_DEG:.0f} degrees or more (mount it higher "
+            "or nearer above the tray)")
+
+
 def _focal_length(h: FloatArray, guess: float) -> float | None:
     """The focal length that makes the homography's first two columns (the floor's axes seen
     through a camera with square pixels, principal point at 0) orthogonal and of equal

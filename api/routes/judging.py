@@ -18,13 +18,14 @@ from api.models import (
     PositionOverrideIn,
     TableOut,
     ZonesIn,
+    ZonesOut,
     errors,
 )
 from api.routes.tables import event_out, table_out
 from api.store import NotFound, Store
 from api.tables import RUNNING_STATES, TableManager
 from calibration.make import calibrate
-from calibration.tray_view import TrayView
+from calibration.tray_view import TrayView, too_low
 from referee.position import Position, PositionError
 from referee.session import FLAG_EVENTS
 from vision.sources import Frame, SourceError, VideoSource
@@ -113,7 +114,7 @@ def calibrate_corners(table_id: int, corners: CornersIn, manager: ManagerDep, st
 
 @router.post("/{table_id}/calibration/zones", responses=errors(400, 401, 403, 404, 422))
 def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: StoreDep,
-                    judge: Judge) -> TableOut:
+                    judge: Judge) -> ZonesOut:
     """Set the dice zones from polygons clicked on the current frame: the exit tray and the
     visible inside of the baffle box. A running table restarts with them."""
     row = store.table(table_id)
@@ -136,6 +137,7 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
                             "corners and tray_mm; a view is not given with them")
     zones_json: dict[str, Any] = {name: [list(point) for point in polygon]
                                   for name, polygon in polygons.items()}
+    warnings: list[str] = []
     if zones.tray_mm is not None:
         # The tray's corners and size measure how the camera views its floor, as `calibrate
         # --tray-mm` does.
@@ -144,7 +146,9 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
         except ValueError as error:
             raise HTTPException(422, f"the tray's corners: {error}") from None
         zones_json |= {"tray_mm": list(zones.tray_mm), "view": view.to_json()}
-    return _recalibrated(manager, store, table_id, {**row.calibration, "dice_zones": zones_json})
+        warnings += [warning for warning in [too_low(view, zones.tray)] if warning]
+    table = _recalibrated(manager, store, table_id, {**row.calibration, "dice_zones": zones_json})
+    return ZonesOut(**table.model_dump(), warnings=warnings)
 
 
 def _recalibrated(manager: TableManager, store: Store, table_id: int,

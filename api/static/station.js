@@ -201,8 +201,9 @@ function drawClicks() {
 async function saveCalibration(path, body) {
   const status = document.getElementById("calibration-status");
   try {
-    await api(`/api/tables/${selected}/calibration/${path}`, { json: body });
-    status.textContent = "calibrated";
+    const row = await api(`/api/tables/${selected}/calibration/${path}`, { json: body });
+    // What the installer should know of the camera (one too low over the tray).
+    status.textContent = ["calibrated", ...(row.warnings || [])].join("; ");
   } catch (error) {
     status.textContent = error.message;
   }

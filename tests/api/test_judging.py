@@ -62,6 +62,14 @@ def test_dice_zones_clicked_on_a_frame_let_the_table_read_dice(service: Service,
     assert measured.status_code == 200, measured.text
     zones = service.app.state.store.table(table_id).calibration["dice_zones"]
     assert zones["tray_mm"] == [260, 220] and len(zones["view"]["up"]) == 3
+    assert measured.json()["warnings"] == []
+    # A tray clicked as a camera low over it sees it (the far side much narrower): stored,
+    # and the installer told the camera is too low for cocked dice.
+    low = [[160, 250], [300, 250], [330, 330], [130, 330]]
+    lowered = service.client.post(zones_url, headers=service.judge,
+                                  json={"tray": low, "box": box, "tray_mm": [260, 220]})
+    assert lowered.status_code == 200, lowered.text
+    assert ["degrees above it" in w for w in lowered.json()["warnings"]] == [True]
     assert service.client.post(zones_url, headers=service.judge, json={
         "tray": [*tray, tray[0]], "box": box, "tray_mm": [260, 220]}).status_code == 422
     assert service.client.post(zones_url, headers=service.judge, json={
