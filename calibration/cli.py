@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             view = TrayView.from_tray(args.tray, tuple(args.tray_mm), (width, height))
             zones["view"] = view.to_json()
             zones["tray_mm"] = list(args.tray_mm)  # how big a die can look where it lies
-            warnings += [warning for warning in [too_low(view, args.tray)] if warning]
+            warning = too_low(view, args.tray)
+            warnings += [warning] if warning else []
     elif args.tray_mm:
         raise ValueError("--tray-mm needs --tray and --box")
     from calibration.make import calibrate

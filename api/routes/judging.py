@@ -146,7 +146,8 @@ def calibrate_zones(table_id: int, zones: ZonesIn, manager: ManagerDep, store: S
         except ValueError as error:
             raise HTTPException(422, f"the tray's corners: {error}") from None
         zones_json |= {"tray_mm": list(zones.tray_mm), "view": view.to_json()}
-        warnings += [warning for warning in [too_low(view, zones.tray)] if warning]
+        warning = too_low(view, zones.tray)
+        warnings += [warning] if warning else []
     table = _recalibrated(manager, store, table_id, {**row.calibration, "dice_zones": zones_json})
     return ZonesOut(**table.model_dump(), warnings=warnings)
 
