@@ -61,9 +61,8 @@ def drawn_throw(seed: int, dice: int, frames: int = 120) -> list[np.ndarray]:
 
 def clip(folder: Path) -> tuple[DiceZones, tuple[int, int], list[np.ndarray]]:
     calibration = TrayCalibration.load(folder / "calibration.json")
-    assert calibration.image_size is not None  # the clips' calibrations give it
     frames = [read_image(path) for path in sorted((folder / "frames").glob("*.jpg"))]
-    return calibration.zones, calibration.image_size, frames
+    return calibration.zones, calibration.frame_size(), frames
 
 
 def main() -> None:

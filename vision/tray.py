@@ -308,10 +308,8 @@ class TrayVideo:
 
     def __init__(self, source: VideoSource, calibration: TrayCalibration, board_fps: float,
                  dice_reader: DiceReading) -> None:
-        if calibration.image_size is None:
-            raise ValueError("the tray camera's calibration needs its image_size")
         self.calibration = calibration
-        self.camera = TrayCamera(calibration.zones, dice_reader, calibration.image_size)
+        self.camera = TrayCamera(calibration.zones, dice_reader, calibration.frame_size())
         self.source = source
         self.frames = source.frames()
         self.feed = DiceFeed(board_fps)

@@ -348,8 +348,7 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool,
 
     calibration = TrayCalibration.load(directory / "calibration.json")
     zones = calibration.zones if use_view else dataclasses.replace(calibration.zones, view=None)
-    assert calibration.image_size is not None  # the clips' calibrations give it
-    camera = TrayCamera(zones, reader, calibration.image_size)
+    camera = TrayCamera(zones, reader, calibration.frame_size())
     paths = sorted((directory / "frames").glob("*.jpg"))
     if not paths:
         raise OSError(f"no frames in {directory / 'frames'}")

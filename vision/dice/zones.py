@@ -245,6 +245,13 @@ class TrayCalibration:
             raise ValueError(f"cannot read tray calibration {path}: {error}") from None
         return cls.from_json(data)
 
+    def frame_size(self) -> tuple[int, int]:
+        """The frames' (width, height), for a camera whose every frame is read against it;
+        ValueError when the calibration does not give it."""
+        if self.image_size is None:
+            raise ValueError("the tray camera's calibration needs its image_size")
+        return self.image_size
+
     def check_size(self, image: np.ndarray, what: str) -> None:
         """ValueError when `image` (`what` it is, for the message) is not the size of the
         frames the calibration was made on: its zones would fall elsewhere."""
