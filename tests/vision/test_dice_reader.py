@@ -111,6 +111,17 @@ def test_duplicate_candidates_of_one_die_are_suppressed() -> None:
     assert scores.tolist() == pytest.approx([0.9, 0.4])
 
 
+def test_touching_dice_of_a_pile_are_each_kept_and_parts_of_a_die_are_not() -> None:
+    from vision.dice.reader import suppress_duplicates
+
+    # Two dice of a pile, each box holding the other's centre, overlapping by a fifth (IoU
+    # 0.2); a pip framed inside the first die; a weaker box on the second die itself.
+    boxes = np.array([[100, 100, 60, 60], [125, 125, 60, 60], [110, 110, 15, 15],
+                      [128, 126, 58, 60]], np.float32)
+    kept, _ = suppress_duplicates(boxes, np.array([0.9, 0.8, 0.7, 0.6], np.float32))
+    assert kept.tolist() == [[100, 100, 60, 60], [125, 125, 60, 60]]
+
+
 def test_tray_scenes_label_the_dice_they_draw() -> None:
     from synth.game.dice_scenes import tray_scene
 

@@ -74,6 +74,10 @@ FRAMED_ALIKE = 0.4
 # overlapping deep in the box reach 0.67 within, but each is 0.86 a die or more).
 FRAMED_WITHIN = 0.55
 FACE_PRESENCE = 0.8
+# Two candidate boxes overlapping this much (intersection over union) frame one die; a box
+# inside another and under this share of its area frames a part of it (a pip, a face).
+SAME_DIE_OVERLAP = 0.3
+PART_OF_DIE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +110,20 @@ class DieReading:
 
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep the strongest of candidates that frame the same die: a large die can raise
-    several heatmap peaks. A weaker box whose centre lies inside a kept box goes."""
+    several heatmap peaks, each framing the die or a part of it. A weaker box is the same
+    die as a kept one when the two overlap by SAME_DIE_OVERLAP or more, or when it is a part
+    of it: its centre inside the kept box and its area under PART_OF_DIE of that box's. Dice
+    touching in a pile overlap each other's boxes, a centre often inside the other's, yet
+    each is a die of its own size."""
     kept: list[int] = []
     for index in np.argsort(-scores):
-        x, y, w, h = boxes[index]
-        cx, cy = x + w / 2, y + h / 2
+        box = as_box(boxes[index])
+        cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
         if not any(
-            boxes[k, 0] <= cx <= boxes[k, 0] + boxes[k, 2]
-            and boxes[k, 1] <= cy <= boxes[k, 1] + boxes[k, 3]
+            overlap(box, as_box(boxes[k])) >= SAME_DIE_OVERLAP
+            or (boxes[k, 0] <= cx <= boxes[k, 0] + boxes[k, 2]
+                and boxes[k, 1] <= cy <= boxes[k, 1] + boxes[k, 3]
+                and box[2] * box[3] < PART_OF_DIE * boxes[k, 2] * boxes[k, 3])
             for k in kept
         ):
             kept.append(int(index))
