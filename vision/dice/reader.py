@@ -110,24 +110,28 @@ class DieReading:
 
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep the strongest of candidates that frame the same die: a large die can raise
-    several heatmap peaks, each framing the die or a part of it. A weaker box is the same
-    die as a kept one when the two overlap by SAME_DIE_OVERLAP or more, or when it is a part
-    of it: its centre inside the kept box and its area under PART_OF_DIE of that box's. Dice
-    touching in a pile overlap each other's boxes, a centre often inside the other's, yet
-    each is a die of its own size."""
-    kept: list[int] = []
+    several heatmap peaks, each framing the die or a part of it."""
+    kept: list[tuple[float, float, float, float]] = []
+    indices: list[int] = []
     for index in np.argsort(-scores):
         box = as_box(boxes[index])
-        cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
-        if not any(
-            overlap(box, as_box(boxes[k])) >= SAME_DIE_OVERLAP
-            or (boxes[k, 0] <= cx <= boxes[k, 0] + boxes[k, 2]
-                and boxes[k, 1] <= cy <= boxes[k, 1] + boxes[k, 3]
-                and box[2] * box[3] < PART_OF_DIE * boxes[k, 2] * boxes[k, 3])
-            for k in kept
-        ):
-            kept.append(int(index))
-    return boxes[kept], scores[kept]
+        if not any(same_die(box, stronger) for stronger in kept):
+            kept.append(box)
+            indices.append(int(index))
+    return boxes[indices], scores[indices]
+
+
+def same_die(weaker: tuple[float, float, float, float],
+             stronger: tuple[float, float, float, float]) -> bool:
+    """Whether a weaker candidate box (x, y, w, h) frames the die a stronger one frames: the
+    two overlap by SAME_DIE_OVERLAP or more, or the weaker is a part of it (its centre inside
+    the stronger box, its area under PART_OF_DIE of that box's). Dice touching in a pile
+    overlap each other's boxes, a centre often inside the other's, yet each is a die of its
+    own size."""
+    x, y, w, h = stronger
+    cx, cy = weaker[0] + weaker[2] / 2, weaker[1] + weaker[3] / 2
+    part = x <= cx <= x + w and y <= cy <= y + h and weaker[2] * weaker[3] < PART_OF_DIE * w * h
+    return part or overlap(weaker, stronger) >= SAME_DIE_OVERLAP
 
 
 class DiceReader:
