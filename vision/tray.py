@@ -23,10 +23,9 @@ import numpy as np
 from calibration.moved import SHIFT_PX, ViewWatch
 from vision.dice.closer import DiceReading, look_closer, one_die
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.reader import DiceReader, DieReading
+from vision.dice.reader import Box, DiceReader, DieReading
 from vision.dice.rest import (
     CHANGED_PIXELS,
-    Box,
     RestClock,
     Stamp,
     SurestAtRest,

@@ -17,8 +17,8 @@ from typing import Protocol
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import DieReading, framed_alike, overlap
-from vision.dice.rest import Box, centre_in, centred_alike
+from vision.dice.reader import Box, DieReading, centre_in, framed_alike, overlap
+from vision.dice.rest import centred_alike
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die

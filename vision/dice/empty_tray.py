@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.dice.rest import CHANGED_LEVEL, Box
+from vision.dice.reader import Box
+from vision.dice.rest import CHANGED_LEVEL
 
 AROUND = 0.5  # of a die's size around each reading: its shadow and edges are explained too
 DIE_SHARE = 0.4  # of a read die's box: an unexplained change this large is taken for a die

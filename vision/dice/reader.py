@@ -74,10 +74,14 @@ FRAMED_ALIKE = 0.4
 # overlapping deep in the box reach 0.67 within, but each is 0.86 a die or more).
 FRAMED_WITHIN = 0.55
 FACE_PRESENCE = 0.8
-# Two candidate boxes overlapping this much (intersection over union) frame one die; a box
-# inside another and under this share of its area frames a part of it (a pip, a face).
+# Two candidate boxes overlapping this much (intersection over union) frame one die.
 SAME_DIE_OVERLAP = 0.3
+# A box this much smaller than another framing the same die frames a part of it (a pip, a
+# face framed alone), not the die again: among the detector's candidates, and among the
+# readings of a die at rest (vision/dice/rest.py).
 PART_OF_DIE = 0.5
+
+Box = tuple[float, float, float, float]  # x, y, w, h
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +115,7 @@ class DieReading:
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keep the strongest of candidates that frame the same die: a large die can raise
     several heatmap peaks, each framing the die or a part of it."""
-    kept: list[tuple[float, float, float, float]] = []
+    kept: list[Box] = []
     indices: list[int] = []
     for index in np.argsort(-scores):
         box = as_box(boxes[index])
@@ -121,16 +125,13 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarr
     return boxes[indices], scores[indices]
 
 
-def same_die(weaker: tuple[float, float, float, float],
-             stronger: tuple[float, float, float, float]) -> bool:
+def same_die(weaker: Box, stronger: Box) -> bool:
     """Whether a weaker candidate box (x, y, w, h) frames the die a stronger one frames: the
     two overlap by SAME_DIE_OVERLAP or more, or the weaker is a part of it (its centre inside
     the stronger box, its area under PART_OF_DIE of that box's). Dice touching in a pile
     overlap each other's boxes, a centre often inside the other's, yet each is a die of its
     own size."""
-    x, y, w, h = stronger
-    cx, cy = weaker[0] + weaker[2] / 2, weaker[1] + weaker[3] / 2
-    part = x <= cx <= x + w and y <= cy <= y + h and weaker[2] * weaker[3] < PART_OF_DIE * w * h
+    part = centre_in(weaker, stronger) and box_area(weaker) < PART_OF_DIE * box_area(stronger)
     return part or overlap(weaker, stronger) >= SAME_DIE_OVERLAP
 
 
@@ -418,6 +419,16 @@ def within(a: tuple[float, float, float, float], b: tuple[float, float, float, f
     """Whether at least `share` of the smaller of two boxes (x, y, w, h) lies inside the
     other."""
     return intersection(a, b) >= share * min(a[2] * a[3], b[2] * b[3])
+
+
+def box_area(box: Box) -> float:
+    return box[2] * box[3]
+
+
+def centre_in(box: Box, outer: Box) -> bool:
+    """Whether `box`'s centre lies inside `outer`."""
+    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
+    return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
 
 
 def as_box(values: np.ndarray) -> tuple[float, float, float, float]:

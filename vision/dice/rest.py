@@ -22,9 +22,15 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.dice.reader import DieReading, overlap, within
+from vision.dice.reader import (
+    PART_OF_DIE,
+    Box,
+    DieReading,
+    box_area,
+    overlap,
+    within,
+)
 
-Box = tuple[float, float, float, float]  # x, y, w, h
 Stamp = tuple[int, float]  # frame index, time in seconds
 
 BLUR_SIGMA = 1.5  # pixels
@@ -43,9 +49,6 @@ CREEP_FRAMES = 15
 # second (72308, 93306). 5 frames counted dice still sliding into the box as stopped (68307).
 IN_BOX_CREEP_FRAMES = 8
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
-# A reading of a die at rest this much smaller than the one kept, in the same place, is a
-# part of it (its top face framed alone), not the die read again.
-PART_OF_DIE = 0.5
 # In the box the camera sees a die through the exit, part of it hidden by the box's front: as
 # it settles more or less of it shows, and a reading lying this much within the last one, or
 # holding it, is of the same die (92302: a sliver read whole as it toppled restarted its
@@ -249,21 +252,11 @@ class SurestAtRest:
         return steady
 
 
-def box_area(box: Box) -> float:
-    return box[2] * box[3]
-
-
 def centred_alike(a: Box, b: Box, share: float = 0.2) -> bool:
     """Centres within `share` of a die (the larger box's longer side; a fifth unless told) of
     each other."""
     distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
     return bool(distance <= share * max(a[2], a[3], b[2], b[3]))
-
-
-def centre_in(box: Box, outer: Box) -> bool:
-    """Whether `box`'s centre lies inside `outer`."""
-    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
-    return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
 
 
 def part_of(a: Box, b: Box) -> bool:

@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from vision.dice.reader import DieReading
-from vision.dice.rest import PART_OF_DIE, Box, box_area, centred_alike
+from vision.dice.reader import PART_OF_DIE, Box, DieReading, box_area
+from vision.dice.rest import centred_alike
 from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33

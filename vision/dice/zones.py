@@ -13,8 +13,7 @@ import cv2
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import DieReading
-from vision.dice.rest import Box
+from vision.dice.reader import Box, DieReading
 
 # The widest box one die can have, in millimetres of tray floor where it stands: the largest
 # dice in play have 20 mm edges, and a die's box at its foot spans at most about 2.3 edges (a
