@@ -9,6 +9,7 @@ perceptual hash is within a few bits of any training image's.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,22 @@ def _image_size(path: Path) -> tuple[int, int]:
 def rune55(split: str, root: Path = SHARED_DICE) -> list[LabelledImage]:
     base = root / "rune55" / split
     return read_yolo_split(base / "images", base / "labels")
+
+
+# rune55 mixes photographs of very different difficulty; their file names tell the sources.
+RUNE55_SOURCES = (
+    ("grey fisheye close-ups", re.compile(r"\d+_jpg")),  # 00053_jpg.rf...: a webcam's fisheye
+    ("grey phone photographs of dark dice", re.compile(r"IMG_2019")),
+    ("colour phone photographs of piles", re.compile(r"PXL_")),
+)
+
+
+def rune55_source(item: LabelledImage) -> str:
+    """Which of rune55's sources a photograph comes from ("other" for the few dozen odd ones)."""
+    for name, pattern in RUNE55_SOURCES:
+        if pattern.match(item.path.name):
+            return name
+    return "other"
 
 
 def desk_webcam(split: str, root: Path = SHARED_DICE) -> list[LabelledImage]:

@@ -25,12 +25,14 @@ import numpy as np
 
 from models.dice.data import (
     MIN_DIE_PIXELS,
+    RUNE55_SOURCES,
     GameDie,
     LabelledImage,
     desk_webcam,
     drop_near_duplicates,
     game_frames,
     rune55,
+    rune55_source,
     synthetic,
 )
 from referee.tracker import MIN_ROLL_CONFIDENCE
@@ -268,6 +270,10 @@ def main() -> None:
             photographs, desk_webcam("Train") + desk_webcam("Valid")
         ),
     }
+    # Each source apart: they differ in difficulty more than any change moves the whole.
+    for source, _ in RUNE55_SOURCES:
+        results[f"rune55 held out: {source}"] = score(
+            photographs, [item for item in held_out if rune55_source(item) == source])
     for directory in args.synthetic_test:
         scenes = synthetic(directory)
         results[f"synthetic {directory.name} (never trained on)"] = score_cocked(reader, scenes)

@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.dice.data import LabelledImage
+from models.dice.data import LabelledImage, rune55_source
 from models.dice.evaluate import match, score
 from vision.dice.reader import DieReading
 
@@ -45,6 +45,16 @@ def test_readings_of_no_die_are_invented() -> None:
     scene = picture(((100, 100, 40, 40), 2))
     assert match(scene, [read((300, 300, 40, 40), 4), read((101, 101, 40, 40), 2)]) == [
         (2, 2), (-1, 4)]
+
+
+def test_rune55_photographs_are_told_apart_by_their_source() -> None:
+    def source(name: str) -> str:
+        return rune55_source(LabelledImage(Path(name), np.zeros((0, 4)), np.zeros(0, int)))
+
+    assert source("00053_jpg.rf.6461ba679270384071a2669df70.jpg") == "grey fisheye close-ups"
+    assert source("IMG_20191208_112342_jpg.rf.1c2.jpg") == "grey phone photographs of dark dice"
+    assert source("PXL_20211106_183510_jpg.rf.9e1.jpg") == "colour phone photographs of piles"
+    assert source("IMG_0659_jpeg.rf.4a1.jpg") == "other"
 
 
 class FixedReader:
