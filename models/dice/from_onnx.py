@@ -36,14 +36,16 @@ PICTURES = 300  # the detector's: whole pictures, each many dice and much floor
 
 
 def unfolded(path: Path, sample: torch.Tensor) -> DieClassifier:
-    """The network of an export of `DieClassifier` without residual blocks, its BatchNorms
-    rebuilt from their inputs' statistics over `sample` (n, channels, size, size)."""
+    """The network of an export of `DieClassifier`, with or without residual blocks, its
+    BatchNorms rebuilt from their inputs' statistics over `sample` (n, channels, size, size)."""
     weights, convolutions = _exported(path)
+    # Seven plain convolutions, and two in each block at 12x12 and at 6x6.
+    blocks, extra = divmod(len(convolutions) - 7, 4)
+    if blocks < 0 or extra or "classify.weight" not in weights:
+        raise ValueError(f"{path} is not a DieClassifier")
     classes, _ = weights["classify.weight"].shape
-    model = DieClassifier(classes, blocks=0, channels=sample.shape[1])
-    layers = [(model.features[i][0], model.features[i][1]) for i in range(7)]
-    if len(convolutions) != len(layers):
-        raise ValueError(f"{path} is not a DieClassifier without residual blocks")
+    model = DieClassifier(classes, blocks=blocks, channels=sample.shape[1])
+    layers = _classifier_layers(model)
     for node, (convolution, norm) in zip(convolutions, layers, strict=True):
         weight = weights[node.input[1]]
         if tuple(convolution.weight.shape) != weight.shape:
@@ -54,6 +56,18 @@ def unfolded(path: Path, sample: torch.Tensor) -> DieClassifier:
     model.classify.bias.data = torch.from_numpy(weights["classify.bias"].copy())
     _measure(model, layers, sample)
     return model
+
+
+def _classifier_layers(model: DieClassifier) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+    """Each convolution of `model` with the BatchNorm after it, in the order the forward pass
+    (and so the export's graph) runs them: the features down to 12x12, their blocks, the
+    features down to 6x6, theirs."""
+    def refined(blocks: nn.Sequential) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+        return [pair for block in blocks
+                for pair in ((block.body[0][0], block.body[0][1]), (block.body[1], block.body[2]))]
+
+    plain = [(model.features[i][0], model.features[i][1]) for i in range(7)]
+    return [*plain[:5], *refined(model.refine12), *plain[5:], *refined(model.refine6)]
 
 
 def unfolded_detector(path: Path, sample: torch.Tensor) -> DiceDetector:
