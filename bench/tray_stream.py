@@ -6,8 +6,8 @@ case, every frame read; this is what a throw costs as it is watched.
     python bench/tray_stream.py [CLIP ...]
 
 A CLIP is a folder of `nardy-referee synth dice-clip` (frames/*.jpg and calibration.json):
-the model card's figure is over the 80 clips X000-X004, X100-X104, X200-X204 and X300-X304
-for X = 61 to 64. The frames are decoded before the clock starts. Without clips it times
+the model card's figures are over 80 clips X000-X004, X100-X104, X200-X204 and X300-X304
+of four thousands of seeds (which ones, `models/dice/cocked.md`). The frames are decoded before the clock starts. Without clips it times
 drawn throws: two dice slide out of the box's mouth and stop, or one does and the other
 stays in the box.
 """
