@@ -7,9 +7,9 @@ case, every frame read; this is what a throw costs as it is watched.
 
 A CLIP is a folder of `nardy-referee synth dice-clip` (frames/*.jpg and calibration.json):
 the model card's figures are over 80 clips X000-X004, X100-X104, X200-X204 and X300-X304
-of four thousands of seeds (which ones, `models/dice/cocked.md`). The frames are decoded before the clock starts. Without clips it times
-drawn throws: two dice slide out of the box's mouth and stop, or one does and the other
-stays in the box.
+of four thousands of seeds (which ones, `models/dice/cocked.md`). The frames are decoded
+before the clock starts. Without clips it times drawn throws: two dice slide out of the box's
+mouth and stop, or one does and the other stays in the box.
 """
 
 from __future__ import annotations
