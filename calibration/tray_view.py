@@ -46,8 +46,10 @@ class TrayView:
         up = np.asarray(self.up, np.float64)
         if intrinsics.shape != (3, 3) or not np.all(np.isfinite(intrinsics)):
             raise ValueError("intrinsics must be a finite 3x3 matrix")
-        if up.shape != (3,) or not np.isfinite(up).all() or np.linalg.norm(up) < 1e-9:
+        if up.shape != (3,) or not np.isfinite(up).all() or np.abs(up).max() < 1e-9:
             raise ValueError("up must be a non-zero 3-vector")
+        # Scaled by its largest component first: the norm of a huge vector overflows.
+        up = up / np.abs(up).max()
         object.__setattr__(self, "intrinsics", intrinsics)
         object.__setattr__(self, "up", up / np.linalg.norm(up))
 

@@ -87,6 +87,15 @@ def test_the_view_survives_json_and_moves_with_a_crop() -> None:
         TrayView.from_json({"up": [0, 0, 1]})
 
 
+def test_the_up_direction_is_kept_however_long_the_vector_given() -> None:
+    intrinsics = np.array([[600.0, 0, 320], [0, 600, 240], [0, 0, 1]])
+    with np.errstate(all="raise"):
+        huge = TrayView(intrinsics, np.array([0.0, 3e200, 4e200]))
+    assert huge.up == pytest.approx([0.0, 0.6, 0.8])
+    with pytest.raises(ValueError, match="non-zero"):
+        TrayView(intrinsics, np.zeros(3))
+
+
 def plane_image(height_mm: float, intrinsics: np.ndarray, turn: np.ndarray,
                 shift: np.ndarray) -> np.ndarray:
     """A grey picture of a 16 mm white square lying on a plane `height_mm` above the floor (a

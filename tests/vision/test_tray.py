@@ -228,6 +228,14 @@ def test_a_tray_camera_needs_its_calibrations_zones_and_frame_size() -> None:
         TrayVideo(source, TrayCalibration.from_json({"dice_zones": zones}), 30.0,
                   CountingReader())
 
+    with pytest.raises(ValueError, match="finite"):
+        TrayCalibration.from_json({"image_size": [160, 120],
+                                   "dice_zones": {**zones, "box": [[0, 0], [1e39, 0], [0, 59]]}})
+    with pytest.raises(ValueError, match="finite"):
+        DiceZones(TRAY, np.array([[0, 0], [np.nan, 0], [0, 59]]))
+    with pytest.raises(ValueError, match="tray_mm"):
+        DiceZones(TRAY, BOX, tray_mm=(float("inf"), 200.0))
+
 
 def throw(unread_die: bool, frames: int = 150) -> list[DiceEvent]:
     """An empty tray; then one white die slides in and stops at frame 20; with `unread_die`

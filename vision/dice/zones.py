@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -15,6 +16,9 @@ import numpy as np
 from calibration.tray_view import TrayView
 from vision.dice.reader import Box, DieReading
 
+# The largest pixel coordinate a zone's corner may have: no camera's frame is near a
+# million pixels wide, and a number past float32's range would become infinite.
+MAX_PIXEL = 1e6
 # The widest box one die can have, in millimetres of tray floor where it stands: the largest
 # dice in play have 20 mm edges, and a die's box at its foot spans at most about 2.3 edges (a
 # cocked die seen obliquely, a die in flight; MuJoCo clips). A wider box frames more than one
@@ -64,14 +68,17 @@ class DiceZones:
 
     def __post_init__(self) -> None:
         for name in ("tray", "box"):
-            # OpenCV's polygon tests take float32 only.
-            polygon = np.asarray(getattr(self, name), np.float32)
-            object.__setattr__(self, name, polygon)
+            polygon = np.asarray(getattr(self, name), np.float64)
             if polygon.ndim != 2 or polygon.shape[1] != 2 or len(polygon) < 3:
                 raise ValueError(f"{name} must be a polygon of at least 3 [x, y] points")
+            if not (np.isfinite(polygon).all() and np.abs(polygon).max() < MAX_PIXEL):
+                raise ValueError(f"{name}'s points must be pixel coordinates, finite and "
+                                 f"under {MAX_PIXEL:.0f}")
+            # OpenCV's polygon tests take float32 only.
+            object.__setattr__(self, name, polygon.astype(np.float32))
         if self.tray_mm is not None:
             length, width = (float(v) for v in self.tray_mm)
-            if len(self.tray) != 4 or not (length > 0 and width > 0):
+            if len(self.tray) != 4 or not (0 < length < math.inf and 0 < width < math.inf):
                 raise ValueError("tray_mm needs the tray's 4 floor corners and a positive "
                                  "length and width")
             object.__setattr__(self, "tray_mm", (length, width))
@@ -83,7 +90,8 @@ class DiceZones:
         try:
             view = TrayView.from_json(zones["view"]) if zones.get("view") else None
             size = zones.get("tray_mm")
-            return cls(np.asarray(zones["tray"], np.float32), np.asarray(zones["box"], np.float32),
+            # float64 first, so a number too large for float32 is refused, not made infinite.
+            return cls(np.asarray(zones["tray"], np.float64), np.asarray(zones["box"], np.float64),
                        view, None if size is None else (size[0], size[1]))
         except (KeyError, TypeError, AttributeError, IndexError) as error:
             raise ValueError(f"dice_zones needs a tray and a box polygon: {error}") from None
