@@ -89,6 +89,21 @@ def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int 
             + [(-1, reading.value or 0) for reading in invented])
 
 
+def held_out_photographs() -> dict[str, list[LabelledImage]]:
+    """The real photographs never trained on, by the name each set is reported under: rune55
+    test and valid without the near-duplicates of train images, desk-webcam, and each of
+    rune55's sources apart (they differ in difficulty more than any change moves the whole)."""
+    held_out = drop_near_duplicates(rune55("test") + rune55("valid"), rune55("train"))
+    sets = {
+        "rune55 test+valid without near-duplicates": held_out,
+        "desk-webcam (never trained on)": desk_webcam("Train") + desk_webcam("Valid"),
+    }
+    for source, _ in RUNE55_SOURCES:
+        sets[f"rune55 held out: {source}"] = [
+            item for item in held_out if rune55_source(item) == source]
+    return sets
+
+
 def score(reader: PhotoReader, items: list[LabelledImage],
           sure: float = SURE) -> dict[str, float | int]:
     """Recall, value accuracy and invented dice; and the same for the readings at least
@@ -262,18 +277,8 @@ def main() -> None:
     if args.only_games:
         print(json.dumps(score_game(reader, args.game_test), indent=2))
         return
-    train = rune55("train")
-    held_out = drop_near_duplicates(rune55("test") + rune55("valid"), train)
     results: dict[str, dict[str, float | int]] = {
-        "rune55 test+valid without near-duplicates": score(photographs, held_out),
-        "desk-webcam (never trained on)": score(
-            photographs, desk_webcam("Train") + desk_webcam("Valid")
-        ),
-    }
-    # Each source apart: they differ in difficulty more than any change moves the whole.
-    for source, _ in RUNE55_SOURCES:
-        results[f"rune55 held out: {source}"] = score(
-            photographs, [item for item in held_out if rune55_source(item) == source])
+        name: score(photographs, items) for name, items in held_out_photographs().items()}
     for directory in args.synthetic_test:
         scenes = synthetic(directory)
         results[f"synthetic {directory.name} (never trained on)"] = score_cocked(reader, scenes)
