@@ -17,7 +17,7 @@ from calibration.tray_view import TrayView
 from vision.dice.reader import Box, DieReading
 
 # The largest pixel coordinate a zone's corner may have: no camera's frame is near a
-# million pixels wide, and a number past float32's range would become infinite.
+# million pixels wide.
 MAX_PIXEL = 1e6
 # The widest box one die can have, in millimetres of tray floor where it stands: the largest
 # dice in play have 20 mm edges, and a die's box at its foot spans at most about 2.3 edges (a
@@ -68,6 +68,8 @@ class DiceZones:
 
     def __post_init__(self) -> None:
         for name in ("tray", "box"):
+            # Checked in float64: a number past float32's range must be refused, not made
+            # infinite.
             polygon = np.asarray(getattr(self, name), np.float64)
             if polygon.ndim != 2 or polygon.shape[1] != 2 or len(polygon) < 3:
                 raise ValueError(f"{name} must be a polygon of at least 3 [x, y] points")
@@ -90,8 +92,7 @@ class DiceZones:
         try:
             view = TrayView.from_json(zones["view"]) if zones.get("view") else None
             size = zones.get("tray_mm")
-            # float64 first, so a number too large for float32 is refused, not made infinite.
-            return cls(np.asarray(zones["tray"], np.float64), np.asarray(zones["box"], np.float64),
+            return cls(np.asarray(zones["tray"]), np.asarray(zones["box"]),
                        view, None if size is None else (size[0], size[1]))
         except (KeyError, TypeError, AttributeError, IndexError) as error:
             raise ValueError(f"dice_zones needs a tray and a box polygon: {error}") from None
