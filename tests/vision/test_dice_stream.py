@@ -300,6 +300,21 @@ def test_a_die_counted_unseen_in_the_box_and_read_there_later_keeps_its_count() 
     assert counted == [(Kind.IN_BOX, 14), (Kind.VOID, 14 + 90)]
 
 
+def test_a_die_counted_unseen_in_the_box_stays_counted_while_the_tray_stirs() -> None:
+    # As above, the die out of the box at rest from frame 14 and the other counted unseen in
+    # the box; at frame 70 the tray stirs for a frame (the unseen die sliding a pixel down the
+    # ramp: 124307) and still no second die lies in view. The count runs on, not cancelled and
+    # started again.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    watcher, events = DiceWatcher(zones), []
+    for frame in range(160):
+        moved = 0.05 if frame < 15 or frame == 70 else 0.0
+        events += watcher.update(frame, frame / FPS, [die(3, 400)], moved, [(14, 14 / FPS)],
+                                 unread=0)
+    counted = [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING]
+    assert counted == [(Kind.IN_BOX, 14), (Kind.VOID, 14 + 90)]
+
+
 def test_the_void_cites_what_started_the_count() -> None:
     # A die in the box, read again framed with its neighbour: the box now centres outside the
     # box zone and reads cocked. Still the same die at rest: the void is the box's (5.4.32).

@@ -236,10 +236,14 @@ class DiceWatcher:
         missing = lying is not None and lying < self.dice_per_throw
         if lying is not None and not missing:
             self._missing_since = None
-        if missing and len(at_rest) == len(seen) and tray_at_rest:
-            assert still is not None
-            since = in_box_since or max([still, *(r.since for r in seen)])
-            self._missing_since = min(since, self._missing_since or since)
+        # Once counted, a die missing in the box stays counted while the tray stirs (a die
+        # sliding a pixel down the ramp unread, 124307): it comes out when it is read.
+        if missing and len(at_rest) == len(seen) and (tray_at_rest or self._missing_since):
+            if tray_at_rest:
+                assert still is not None
+                since = in_box_since or max([still, *(r.since for r in seen)])
+                self._missing_since = min(since, self._missing_since or since)
+            assert self._missing_since is not None
             counts.append(Count(self._missing_since, Kind.IN_BOX, "a die not out of the box",
                                 None, None))
         if self._count is None:
