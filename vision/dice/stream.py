@@ -236,16 +236,16 @@ class DiceWatcher:
         missing = lying is not None and lying < self.dice_per_throw
         if lying is not None and not missing:
             self._missing_since = None
-        # Once counted, a die missing in the box stays counted while the tray stirs (a die
-        # sliding a pixel down the ramp unread, 124307): it comes out when it is read.
-        if missing and len(at_rest) == len(seen) and (tray_at_rest or self._missing_since):
+        if missing and len(at_rest) == len(seen):
             if tray_at_rest:
                 assert still is not None
                 since = in_box_since or max([still, *(r.since for r in seen)])
                 self._missing_since = min(since, self._missing_since or since)
-            assert self._missing_since is not None
-            counts.append(Count(self._missing_since, Kind.IN_BOX, "a die not out of the box",
-                                None, None))
+            # Once counted, a die missing in the box stays counted while the tray stirs (a die
+            # sliding a pixel down the ramp unread, 124307), until a second die lies in view.
+            if self._missing_since is not None:
+                counts.append(Count(self._missing_since, Kind.IN_BOX,
+                                    "a die not out of the box", None, None))
         if self._count is None:
             if self._announced:
                 # The roll was read, but a die lying as it lay then now reads surer cocked
