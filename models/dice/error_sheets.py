@@ -18,8 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.dice.data import MIN_DIE_PIXELS, LabelledImage
-from models.dice.evaluate import PhotoReader, held_out_photographs, matched
+from models.dice.data import LabelledImage
+from models.dice.evaluate import PhotoReader, held_out_photographs, read_photographs, too_small
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader
 
 TILE = 200
@@ -41,13 +41,11 @@ def reading_errors(reader: PhotoReader, items: list[LabelledImage]) -> list[Read
     """The errors `evaluate.score` counts, in the images' order; dice too small to show pips
     are left out, as there."""
     errors = []
-    for item in items:
-        image = cv2.imread(str(item.path))
-        if image is None:
-            raise OSError(f"cannot read {item.path}")
-        readings, not_dice = matched(item, reader.read(image))
-        for box, label, reading in zip(item.boxes, item.values, readings, strict=True):
-            if min(box[2], box[3]) < MIN_DIE_PIXELS:
+    for photograph in read_photographs(reader, items):
+        item = photograph.item
+        for box, label, reading in zip(item.boxes, item.values, photograph.readings,
+                                       strict=True):
+            if too_small(box):
                 continue
             if reading is None:
                 x, y, w, h = (float(v) for v in box)
@@ -57,7 +55,8 @@ def reading_errors(reader: PhotoReader, items: list[LabelledImage]) -> list[Read
                 errors.append(ReadingError("misread", str(item.path), reading.box, int(label),
                                            reading.value or 0, reading.confidence))
         errors += [ReadingError("invented", str(item.path), reading.box, None,
-                                reading.value or 0, reading.confidence) for reading in not_dice]
+                                reading.value or 0, reading.confidence)
+                   for reading in photograph.not_dice]
     return errors
 
 

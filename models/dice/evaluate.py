@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -104,6 +106,37 @@ def held_out_photographs() -> dict[str, list[LabelledImage]]:
     return sets
 
 
+@dataclass(frozen=True)
+class PhotographRead:
+    """One photograph as the reader read it: each labelled die's reading (None when missed),
+    the readings of no labelled die, and the seconds the reading took."""
+
+    item: LabelledImage
+    readings: list[DieReading | None]
+    not_dice: list[DieReading]
+    seconds: float
+
+
+def read_photographs(reader: PhotoReader,
+                     items: list[LabelledImage]) -> Iterator[PhotographRead]:
+    """Each photograph read and matched to its labels, in order: what `score` counts and
+    `error_sheets` shows."""
+    for item in items:
+        image = cv2.imread(str(item.path))
+        if image is None:
+            raise OSError(f"cannot read {item.path}")
+        started = time.perf_counter()
+        found = reader.read(image)
+        seconds = time.perf_counter() - started
+        readings, not_dice = matched(item, found)
+        yield PhotographRead(item, readings, not_dice, seconds)
+
+
+def too_small(box: np.ndarray) -> bool:
+    """A labelled die too small to show countable pips: scored apart."""
+    return bool(min(box[2], box[3]) < MIN_DIE_PIXELS)
+
+
 def score(reader: PhotoReader, items: list[LabelledImage],
           sure: float = SURE) -> dict[str, float | int]:
     """Recall, value accuracy and invented dice; and the same for the readings at least
@@ -111,18 +144,15 @@ def score(reader: PhotoReader, items: list[LabelledImage],
     readable = missed = right = invented = small_seen = small = 0
     sure_read = sure_right = sure_invented = 0
     seconds = 0.0
-    for item in items:
-        image = cv2.imread(str(item.path))
-        if image is None:
-            raise OSError(f"cannot read {item.path}")
-        started = time.perf_counter()
-        found = reader.read(image)
-        seconds += time.perf_counter() - started
-        readings, not_dice = matched(item, found)
+    for photograph in read_photographs(reader, items):
+        seconds += photograph.seconds
+        not_dice = photograph.not_dice
         invented += len(not_dice)
         sure_invented += sum(reading.confidence >= sure for reading in not_dice)
-        for box, truth, reading in zip(item.boxes, item.values, readings, strict=True):
-            if min(box[2], box[3]) < MIN_DIE_PIXELS:
+        item = photograph.item
+        for box, truth, reading in zip(item.boxes, item.values, photograph.readings,
+                                       strict=True):
+            if too_small(box):
                 small += 1
                 small_seen += reading is not None
                 continue
