@@ -152,8 +152,9 @@ def main() -> None:
                         help="share of dice that also give a crop of a part of the die as none")
     parser.add_argument("--cocked-parts", type=float, default=0.0,
                         help="share of cocked dice that also give a crop off their centre")
-    parser.add_argument("--hard-negatives", type=Path,
-                        help="JSON of false-alarm boxes per training image (mine_negatives)")
+    parser.add_argument("--hard-negatives", type=Path, action="append", default=[],
+                        help="JSON of false-alarm boxes per training image (mine_negatives, "
+                             "synth.dice.desk's negatives.json); may be given again")
     parser.add_argument("--framed-positives", type=Path,
                         help="JSON of the detector's boxes around single training dice, with "
                              "their labels (mine_negatives --positives)")
@@ -170,7 +171,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = seeded(args)
     items = training_items(args)
-    hard = json.loads(args.hard_negatives.read_text()) if args.hard_negatives else None
+    hard = {path: boxes for negatives in args.hard_negatives
+            for path, boxes in json.loads(negatives.read_text()).items()}
     framed = json.loads(args.framed_positives.read_text()) if args.framed_positives else None
     stored, labels, real = patches(items, rng, part_negatives=args.part_negatives,
                                    cocked_parts=args.cocked_parts, hard_negatives=hard,
@@ -218,7 +220,7 @@ def main() -> None:
           "cocked_weight": args.cocked_weight, "none_weight": args.none_weight,
           "part_negatives": args.part_negatives, "cocked_parts": args.cocked_parts,
           "blocks": args.blocks, "real_weight": args.real_weight,
-          "hard_negatives": str(args.hard_negatives) if args.hard_negatives else None,
+          "hard_negatives": [str(path) for path in args.hard_negatives],
           "framed_positives": str(args.framed_positives) if args.framed_positives else None,
           "crops": counts.tolist()})
 
