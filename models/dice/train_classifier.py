@@ -83,6 +83,21 @@ def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_
     return np.stack(crops), np.array(labels, np.int64), np.array(real, bool)
 
 
+def _stay_close(teacher: torch.nn.Module, logits: torch.Tensor, inputs: np.ndarray,
+                target: torch.Tensor) -> torch.Tensor:
+    """How far the network's calls on the dice crops (not the `none` ones) are from the
+    teacher's, as KL divergence: a network continued to learn new negatives keeps what it
+    read of dice before, instead of drifting by a few dice on every held-out set as every
+    continued run did (experiments.md)."""
+    dice = target != 0
+    if not bool(dice.any()):
+        return logits.sum() * 0.0
+    with torch.no_grad():
+        wanted = torch.softmax(teacher(torch.from_numpy(inputs[dice.numpy()])), dim=1)
+    return torch.nn.functional.kl_div(torch.log_softmax(logits[dice], dim=1), wanted,
+                                      reduction="batchmean")
+
+
 def _empty_spots(boxes: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator,
                  count: int) -> list[np.ndarray]:
     height, width = shape[:2]
@@ -165,6 +180,10 @@ def main() -> None:
     parser.add_argument("--synthetic-turn", type=float, default=180.0,
                         help="synthetic crops turn by up to this many degrees (their cameras "
                              "stand level: a flat die's sides show below its top face)")
+    parser.add_argument("--teacher", type=Path,
+                        help="weights (.pt) whose calls on dice the network is kept close to")
+    parser.add_argument("--teacher-weight", type=float, default=1.0,
+                        help="the weight of keeping close to --teacher in the loss")
     parser.add_argument("--context", type=float, default=0.0,
                         help="also a crop this many times the die's box, as a second channel "
                              "(0: the die's crop alone)")
@@ -182,6 +201,11 @@ def main() -> None:
           f"of which {int(real.sum())} real", flush=True)
     channels = 2 if args.context else 1
     model = start_from(DieClassifier(len(CLASSES), args.blocks, channels), args)
+    teacher = None
+    if args.teacher:
+        teacher = DieClassifier(len(CLASSES), args.blocks, channels)
+        teacher.load_state_dict(torch.load(args.teacher))
+        teacher.eval()
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(args.per_epoch, len(labels))
     # Cocked dice are rare but must be caught: draw them more often.
@@ -204,6 +228,8 @@ def main() -> None:
             target = torch.from_numpy(labels[chosen])
             logits = model(torch.from_numpy(inputs))
             loss = torch.nn.functional.cross_entropy(logits, target, label_smoothing=0.05)
+            if teacher is not None:
+                loss = loss + args.teacher_weight * _stay_close(teacher, logits, inputs, target)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -222,6 +248,8 @@ def main() -> None:
           "blocks": args.blocks, "real_weight": args.real_weight,
           "hard_negatives": [str(path) for path in args.hard_negatives],
           "framed_positives": str(args.framed_positives) if args.framed_positives else None,
+          "teacher": str(args.teacher) if args.teacher else None,
+          "teacher_weight": args.teacher_weight if args.teacher else None,
           "crops": counts.tolist()})
 
 
