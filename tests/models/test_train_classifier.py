@@ -1,4 +1,10 @@
+"""Keeping a continued die classifier close to its teacher on the crops of dice."""
+
 import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
 import torch
 
 from models.dice.nets import DieClassifier
