@@ -34,7 +34,7 @@ KEY_GLYPHS = ("fn", "ctrl", "alt", "esc", "tab", "cmd", "opt", "shift", "control
 LABEL_CHARACTERS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789.-"
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_PLAIN)
 MOST_NEGATIVES = 14  # per picture: a keyboard has dozens of keys, the rest add little
-Thing = tuple[np.ndarray, np.ndarray, list[np.ndarray]]  # picture, mask, parts' corners
+Thing = tuple[np.ndarray, list[np.ndarray]]  # its picture, and its parts' corners in it
 
 
 def table(rng: np.random.Generator) -> np.ndarray:
@@ -49,7 +49,7 @@ def table(rng: np.random.Generator) -> np.ndarray:
 
 
 def keyboard(rng: np.random.Generator) -> Thing:
-    """A flat keyboard drawn face on: its picture, its mask, and each key's corners."""
+    """A flat keyboard drawn face on: its picture and each key's corners."""
     key = int(rng.integers(40, 90))
     gap = int(key * rng.uniform(0.12, 0.3))
     rows, columns = int(rng.integers(2, 6)), int(rng.integers(3, 9))
@@ -74,9 +74,8 @@ def keyboard(rng: np.random.Generator) -> Thing:
                   y + th + int(rng.uniform(0.05, 0.9) * max(key - th, 1)))
             cv2.putText(picture, text, at, font, scale, (glyph_level,) * 3,
                         int(rng.integers(1, 3)), cv2.LINE_AA)
-            corners.append(np.array([[x, y], [x + key, y], [x + key, y + key], [x, y + key]],
-                                    np.float32))
-    return picture, np.ones((height, width), np.float32), corners
+            corners.append(_corners(x, y, key, key))
+    return picture, corners
 
 
 def printed_label(rng: np.random.Generator) -> Thing:
@@ -94,12 +93,17 @@ def printed_label(rng: np.random.Generator) -> Thing:
         block = int(height * 0.6)
         cv2.rectangle(picture, (width - block - 2, (height - block) // 2),
                       (width - 2, (height + block) // 2), ink, -1)
-    parts = [np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)]
+    parts = [_corners(0, 0, width, height)]
     for _ in range(int(rng.integers(1, 3))):  # squares of it, as a detector frames a die
         side = min(width, height * rng.uniform(1.0, 1.5))
-        x = rng.uniform(0, width - side)
-        parts.append(np.array([[x, 0], [x + side, 0], [x + side, side], [x, side]], np.float32))
-    return picture, np.ones((height, width), np.float32), parts
+        parts.append(_corners(rng.uniform(0, width - side), 0, side, side))
+    return picture, parts
+
+
+def _corners(x: float, y: float, width: float, height: float) -> np.ndarray:
+    """An upright rectangle's corners, clockwise from the top left."""
+    return np.array([[x, y], [x + width, y], [x + width, y + height], [x, y + height]],
+                    np.float32)
 
 
 def _rounded_square(picture: np.ndarray, x: int, y: int, side: int, radius: int,
@@ -118,9 +122,9 @@ def place(canvas: np.ndarray, thing: Thing, rng: np.random.Generator,
     """Paste a thing on the canvas, its longer side about `share` of the picture's shorter,
     seen at a slant (a random homography), and give the boxes of its parts that land mostly
     inside the picture."""
-    picture, mask, parts = thing
-    height, width = mask.shape
-    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    picture, parts = thing
+    height, width = picture.shape[:2]
+    corners = _corners(0, 0, width, height)
     scale = rng.uniform(0.5, 1.3) * share * min(SIZE) / max(width, height, 1)
     angle = rng.uniform(-np.pi, np.pi)
     turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
@@ -130,7 +134,8 @@ def place(canvas: np.ndarray, thing: Thing, rng: np.random.Generator,
     moved = moved.astype(np.float32)
     warp = cv2.getPerspectiveTransform(corners, moved)
     seen = cv2.warpPerspective(picture.astype(np.float32), warp, SIZE, flags=cv2.INTER_AREA)
-    covered = cv2.warpPerspective(mask, warp, SIZE, flags=cv2.INTER_LINEAR)[..., None]
+    covered = cv2.warpPerspective(np.ones((height, width), np.float32), warp, SIZE,
+                                  flags=cv2.INTER_LINEAR)[..., None]
     canvas[:] = canvas * (1 - covered) + seen * covered
     boxes = []
     for part in parts:
