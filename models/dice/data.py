@@ -28,6 +28,12 @@ NEAR_DUPLICATE_CORRELATION = 0.97
 MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
 
 
+def too_small(box: np.ndarray) -> bool:
+    """A labelled die (x, y, w, h) under MIN_DIE_PIXELS a side: no pips to count on it, so it
+    is neither trained on nor scored with the others."""
+    return bool(min(box[2], box[3]) < MIN_DIE_PIXELS)
+
+
 @dataclass(frozen=True)
 class LabelledImage:
     """One photograph and its dice. `boxes`: (n, 4) float x, y, w, h in pixels;

@@ -18,8 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.dice.data import LabelledImage
-from models.dice.evaluate import PhotoReader, held_out_photographs, read_photographs, too_small
+from models.dice.data import LabelledImage, too_small
+from models.dice.evaluate import PhotoReader, held_out_photographs, read_photographs
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader
 
 TILE = 200

@@ -36,6 +36,7 @@ from models.dice.data import (
     rune55,
     rune55_source,
     synthetic,
+    too_small,
 )
 from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader, DieReading
@@ -130,11 +131,6 @@ def read_photographs(reader: PhotoReader,
         seconds = time.perf_counter() - started
         readings, not_dice = matched(item, found)
         yield PhotographRead(item, readings, not_dice, seconds)
-
-
-def too_small(box: np.ndarray) -> bool:
-    """A labelled die too small to show countable pips: scored apart."""
-    return bool(min(box[2], box[3]) < MIN_DIE_PIXELS)
 
 
 def score(reader: PhotoReader, items: list[LabelledImage],

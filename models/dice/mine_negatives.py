@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.dice.data import MIN_DIE_PIXELS, SHARED_DICE, LabelledImage, rune55, synthetic
+from models.dice.data import SHARED_DICE, LabelledImage, rune55, synthetic, too_small
 from vision.dice.reader import DiceReader
 
 # A box under half the die's side frames a pip or two: left out of the framed positives, as
@@ -75,7 +75,7 @@ def framed_positives(item: LabelledImage, boxes: np.ndarray) -> list[list[float]
         die = int(inside[0])
         held = points_in_boxes(box, centres[:, 0], centres[:, 1])
         held[die] = False
-        if (held.any() or truth[die, 2:].min() < MIN_DIE_PIXELS
+        if (held.any() or too_small(truth[die])
                 or max(w, h) < MIN_FRAMED_SHARE * truth[die, 2:].max()):
             continue
         found.append([*(round(float(v), 1) for v in box), int(item.values[die])])

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import torch
 
-from models.dice.data import MIN_DIE_PIXELS, SHARED_DICE, LabelledImage
+from models.dice.data import SHARED_DICE, LabelledImage, too_small
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, classifier_input, crop_square
@@ -66,7 +66,7 @@ def patches(items: list[LabelledImage], rng: np.random.Generator, negatives_per_
             crops.append(crop_square(grey, np.array(framed, np.float32), size, span))
             labels.append(COCKED if value == 0 else int(value))
         for box, value in zip(item.boxes, item.values, strict=True):
-            if min(box[2], box[3]) < MIN_DIE_PIXELS:
+            if too_small(box):
                 continue
             crops.append(crop_square(grey, box, size, span))
             labels.append(COCKED if value == 0 else int(value))

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
+from models.dice.data import LabelledImage, synthetic, too_small
 from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
@@ -124,7 +124,7 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
     patches, slopes, labels = [], [], []
     matches = matched_boxes(item.boxes, found) if found is not None else [None] * len(item.boxes)
     for box, value, match in zip(item.boxes, item.values, matches, strict=True):
-        if min(box[2], box[3]) < MIN_DIE_PIXELS:
+        if too_small(box):
             continue
         framings = [box] + [detector_box(box, rng) for _ in range(variants - 1)]
         for framed in framings + ([] if match is None else [match]):

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.dice.data import MIN_DIE_PIXELS, LabelledImage
+from models.dice.data import LabelledImage, too_small
 from models.dice.nets import DieFramer
 from models.dice.train_cocked import (
     lit_blurred_noised,
@@ -59,7 +59,7 @@ def image_crops(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Crops
     rng = np.random.default_rng(seed)
     crops, answers, detected = [], [], []
     for die, match in zip(item.boxes, matched_boxes(item.boxes, found), strict=True):
-        if min(die[2], die[3]) < MIN_DIE_PIXELS:
+        if too_small(die):
             continue
         framings = [die] + [loose_box(die, rng) for _ in range(variants)]
         if match is not None:
