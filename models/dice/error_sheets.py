@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from models.dice.data import LabelledImage, too_small
-from models.dice.evaluate import PhotoReader, held_out_photographs, read_photographs
+from models.dice.evaluate import PhotoReader, held_out_set, read_photographs
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader
 
 TILE = 200
@@ -39,13 +39,13 @@ class ReadingError:
 
 def reading_errors(reader: PhotoReader, items: list[LabelledImage]) -> list[ReadingError]:
     """The errors `evaluate.score` counts, in the images' order; dice too small to show pips
-    are left out, as there."""
+    and dice judged unreadable are left out, as there."""
     errors = []
     for photograph in read_photographs(reader, items):
         item = photograph.item
-        for box, label, reading in zip(item.boxes, item.values, photograph.readings,
-                                       strict=True):
-            if too_small(box):
+        for box, label, reading, legible in zip(item.boxes, item.values, photograph.readings,
+                                                item.readable_dice(), strict=True):
+            if too_small(box) or not legible:
                 continue
             if reading is None:
                 x, y, w, h = (float(v) for v in box)
@@ -60,52 +60,65 @@ def reading_errors(reader: PhotoReader, items: list[LabelledImage]) -> list[Read
     return errors
 
 
-def tile(error: ReadingError, number: int) -> np.ndarray:
-    """The error's box drawn on its photograph, cut out with surroundings twice its size."""
-    image = cv2.imread(error.image)
+def cut_out(image_path: str, box: tuple[float, float, float, float], caption: str,
+            side: int = TILE, text_scale: float = 0.38) -> np.ndarray:
+    """The box drawn on its photograph, cut out with surroundings 2.5 times its size, scaled
+    to `side` pixels and captioned. The box is drawn after scaling, so it shows however far
+    a big photograph is shrunk."""
+    image = cv2.imread(image_path)
     if image is None:
-        raise OSError(f"cannot read {error.image}")
-    x, y, w, h = error.box
-    cv2.rectangle(image, (round(x), round(y)), (round(x + w), round(y + h)), (0, 0, 255), 1)
-    side, cx, cy = 2.5 * max(w, h), x + w / 2, y + h / 2
-    left, top = max(0, round(cx - side / 2)), max(0, round(cy - side / 2))
-    right = min(image.shape[1], round(cx + side / 2))
-    bottom = min(image.shape[0], round(cy + side / 2))
-    out = cv2.resize(image[top:bottom, left:right], (TILE, TILE), interpolation=cv2.INTER_AREA)
-    sure = "" if error.confidence is None else f" {error.confidence:.2f}"
-    caption = f"{number} {error.kind} label {error.label} read {error.read}{sure}"
-    cv2.putText(out, caption, (2, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.38, (0, 255, 255), 1)
+        raise OSError(f"cannot read {image_path}")
+    x, y, w, h = box
+    span, cx, cy = 2.5 * max(w, h), x + w / 2, y + h / 2
+    left, top = max(0, round(cx - span / 2)), max(0, round(cy - span / 2))
+    right = min(image.shape[1], round(cx + span / 2))
+    bottom = min(image.shape[0], round(cy + span / 2))
+    out = cv2.resize(image[top:bottom, left:right], (side, side), interpolation=cv2.INTER_AREA)
+    scale_x, scale_y = side / (right - left), side / (bottom - top)
+    corner = (round((x - left) * scale_x), round((y - top) * scale_y))
+    far = (round((x + w - left) * scale_x), round((y + h - top) * scale_y))
+    cv2.rectangle(out, corner, far, (0, 0, 255), 1)
+    cv2.putText(out, caption, (2, round(36 * text_scale)), cv2.FONT_HERSHEY_SIMPLEX, text_scale,
+                (0, 255, 255), 1 + (text_scale > 0.5))
     return out
 
 
-def sheets(errors: list[ReadingError]) -> list[np.ndarray]:
-    per_sheet = TILES_A_ROW * ROWS_A_SHEET
+def tile(error: ReadingError, number: int) -> np.ndarray:
+    sure = "" if error.confidence is None else f" {error.confidence:.2f}"
+    return cut_out(error.image, error.box,
+                   f"{number} {error.kind} label {error.label} read {error.read}{sure}")
+
+
+def sheets(tiles: list[np.ndarray], per_row: int = TILES_A_ROW,
+           rows: int = ROWS_A_SHEET) -> list[np.ndarray]:
+    """The tiles laid out in order, `per_row` by `rows` a sheet."""
+    side = tiles[0].shape[0] if tiles else TILE
     out = []
-    for start in range(0, len(errors), per_sheet):
-        tiles = [tile(error, start + i) for i, error in enumerate(errors[start:start + per_sheet])]
-        tiles += [np.zeros((TILE, TILE, 3), np.uint8)] * (-len(tiles) % TILES_A_ROW)
-        rows = [np.hstack(tiles[i:i + TILES_A_ROW]) for i in range(0, len(tiles), TILES_A_ROW)]
-        out.append(np.vstack(rows))
+    for start in range(0, len(tiles), per_row * rows):
+        page = tiles[start:start + per_row * rows]
+        page += [np.zeros((side, side, 3), np.uint8)] * (-len(page) % per_row)
+        out.append(np.vstack([np.hstack(page[i:i + per_row])
+                              for i in range(0, len(page), per_row)]))
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", required=True,
-                        help="a held-out set, by the start of its name in evaluation.json")
+                        help="a held-out set, by its name in evaluation.json or the start of it")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--models", type=Path, default=MODEL_DIR)
     args = parser.parse_args()
-    chosen = {name: items for name, items in held_out_photographs().items()
-              if name.startswith(args.set)}
-    if len(chosen) != 1:
-        parser.error(f"--set {args.set!r} names {len(chosen)} of the held-out sets")
-    (name, items), = chosen.items()
+    try:
+        name, items = held_out_set(args.set)
+    except KeyError as error:
+        parser.error(str(error))
     errors = reading_errors(DiceReader(args.models, mirrors=PHOTOGRAPH_MIRRORS), items)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "errors.json").write_text(
         json.dumps([asdict(error) for error in errors], indent=1) + "\n")
-    for number, sheet in enumerate(sheets(errors)):
+    tiles = [tile(error, number) for number, error in enumerate(errors)]
+    for number, sheet in enumerate(sheets(tiles)):
         cv2.imwrite(str(args.out / f"sheet-{number}.png"), sheet)
     counts = {kind: sum(error.kind == kind for error in errors)
               for kind in ("missed", "misread", "invented")}

@@ -33,6 +33,8 @@ from models.dice.data import (
     desk_webcam,
     drop_near_duplicates,
     game_frames,
+    judged,
+    load_judgements,
     rune55,
     rune55_source,
     synthetic,
@@ -94,17 +96,31 @@ def match(truth: LabelledImage, found: list[DieReading]) -> list[tuple[int, int 
 
 def held_out_photographs() -> dict[str, list[LabelledImage]]:
     """The real photographs never trained on, by the name each set is reported under: rune55
-    test and valid without the near-duplicates of train images, desk-webcam, and each of
-    rune55's sources apart (they differ in difficulty more than any change moves the whole)."""
+    test and valid without the near-duplicates of train images, desk-webcam, a set again with
+    its dice as judged by eye where `judgements.json` holds its verdicts, and each of rune55's
+    sources apart (they differ in difficulty more than any change moves the whole)."""
     held_out = drop_near_duplicates(rune55("test") + rune55("valid"), rune55("train"))
     sets = {
         "rune55 test+valid without near-duplicates": held_out,
         "desk-webcam (never trained on)": desk_webcam("Train") + desk_webcam("Valid"),
     }
+    judgements = load_judgements()
+    for name in list(sets):
+        if name in judgements:
+            sets[f"{name}, judged readable die by die"] = judged(sets[name], judgements[name])
     for source, _ in RUNE55_SOURCES:
         sets[f"rune55 held out: {source}"] = [
             item for item in held_out if rune55_source(item) == source]
     return sets
+
+
+def held_out_set(name: str) -> tuple[str, list[LabelledImage]]:
+    """The held-out set of that name, or else the one set whose name starts with it."""
+    sets = held_out_photographs()
+    chosen = [name] if name in sets else [full for full in sets if full.startswith(name)]
+    if len(chosen) != 1:
+        raise KeyError(f"{name!r} names {len(chosen)} of the held-out sets: {', '.join(sets)}")
+    return chosen[0], sets[chosen[0]]
 
 
 @dataclass(frozen=True)
@@ -137,7 +153,7 @@ def score(reader: PhotoReader, items: list[LabelledImage],
           sure: float = SURE) -> dict[str, float | int]:
     """Recall, value accuracy and invented dice; and the same for the readings at least
     `sure` confident alone, what a referee could take without a second look."""
-    readable = missed = right = invented = small_seen = small = 0
+    readable = missed = right = invented = small_seen = small = unreadable = 0
     sure_read = sure_right = sure_invented = 0
     seconds = 0.0
     for photograph in read_photographs(reader, items):
@@ -146,11 +162,14 @@ def score(reader: PhotoReader, items: list[LabelledImage],
         invented += len(not_dice)
         sure_invented += sum(reading.confidence >= sure for reading in not_dice)
         item = photograph.item
-        for box, truth, reading in zip(item.boxes, item.values, photograph.readings,
-                                       strict=True):
+        for box, truth, reading, legible in zip(item.boxes, item.values, photograph.readings,
+                                                item.readable_dice(), strict=True):
             if too_small(box):
                 small += 1
                 small_seen += reading is not None
+                continue
+            if not legible:  # a reading of it is neither right nor invented
+                unreadable += 1
                 continue
             readable += 1
             if reading is None:
@@ -174,6 +193,7 @@ def score(reader: PhotoReader, items: list[LabelledImage],
         "sure_invented": sure_invented,
         "small_dice": small,
         "small_dice_found": small_seen,
+        "judged_unreadable": unreadable,
         "ms_per_image": round(1000 * seconds / max(len(items), 1), 2),
     }
 

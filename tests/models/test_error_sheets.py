@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from models.dice.data import LabelledImage
-from models.dice.error_sheets import TILE, reading_errors, sheets
+from models.dice.error_sheets import TILE, reading_errors, sheets, tile
 from vision.dice.reader import DieReading
 
 
@@ -34,7 +34,7 @@ def test_each_miss_misreading_and_reading_of_no_die_is_listed_and_cut_out(
     assert [(e.kind, e.label, e.read) for e in errors] == [
         ("misread", 5, 2), ("missed", 6, None), ("invented", None, 4)]
     assert errors[1].box == (220, 20, 40, 40)  # a missed die is shown by its label's box
-    (sheet,) = sheets(errors)
+    (sheet,) = sheets([tile(error, number) for number, error in enumerate(errors)])
     assert sheet.shape == (TILE, 4 * TILE, 3)
     # The invented reading's box is drawn red in the middle of its tile.
     # (the box is 40 px of a 100 px cut-out: its left side lies 0.3 of the way in).

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
-from models.dice.data import LabelledImage, rune55_source
+from models.dice.data import LabelledImage, judged, rune55_source
 from models.dice.evaluate import match, score
 from vision.dice.reader import DieReading
 
@@ -90,3 +91,59 @@ def test_a_scene_whose_tray_no_calibration_could_measure_has_no_view(
 
     scenes = synthetic(two_scenes_one_unmeasurable)
     assert scenes[0].view is None and scenes[1].view is not None
+
+
+def test_a_die_judged_unreadable_counts_neither_way(tmp_path: Path) -> None:
+    path = tmp_path / "dice.png"
+    cv2.imwrite(str(path), np.zeros((200, 400, 3), np.uint8))
+    scene = LabelledImage(path, np.array([(10, 10, 40, 40), (100, 10, 40, 40),
+                                          (200, 10, 40, 40)], np.float32), np.array([1, 2, 3]))
+    # The second die misread, the third missed; the judge finds the second unreadable and the
+    # first's label wrong.
+    (judged_scene,) = judged([scene], {"dice.png": "5x3"})
+    reader = FixedReader([read((10, 10, 40, 40), 5), read((100, 10, 40, 40), 6)])
+    as_labelled, as_judged = score(reader, [scene]), score(reader, [judged_scene])
+    assert (as_labelled["dice"], as_labelled["recall"], as_labelled["value_accuracy"]) == (
+        3, 0.6667, 0.0)
+    # The reading of the unreadable die is not invented, and the judged value is the truth.
+    assert (as_judged["dice"], as_judged["recall"], as_judged["value_accuracy"],
+            as_judged["invented"], as_judged["judged_unreadable"]) == (2, 0.5, 1.0, 0, 1)
+
+
+def test_every_image_of_a_judged_set_needs_a_verdict_for_each_die() -> None:
+    scene = picture(((10, 10, 40, 40), 1), ((100, 10, 40, 40), 2))
+    for verdicts in ({}, {"scene.jpg": "1"}, {"scene.jpg": "1?"}):
+        with pytest.raises(ValueError):
+            judged([scene], verdicts)
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
+def test_the_judgements_cover_the_held_out_rune55_dice_one_by_one() -> None:
+    from models.dice.evaluate import held_out_photographs
+
+    sets = held_out_photographs()
+    labelled = sets["rune55 test+valid without near-duplicates"]
+    judged_set = sets["rune55 test+valid without near-duplicates, judged readable die by die"]
+    assert [item.path for item in judged_set] == [item.path for item in labelled]
+    readable = np.concatenate([item.readable_dice() for item in judged_set])
+    relabelled = sum(int(np.sum((a.values != b.values) & b.readable_dice()))
+                     for a, b in zip(labelled, judged_set, strict=True))
+    # 102 of 1,350 dice judged unreadable, 7 labels put right.
+    assert (len(readable), int(np.sum(~readable)), relabelled) == (1350, 102, 7)
+
+
+def test_a_held_out_set_is_named_in_full_or_by_the_start_of_its_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from models.dice import evaluate
+
+    sets: dict[str, list[LabelledImage]] = {"rune55 all": [], "rune55 all, judged": [],
+                                            "desk": []}
+    monkeypatch.setattr(evaluate, "held_out_photographs", lambda: sets)
+    assert evaluate.held_out_set("rune55 all")[0] == "rune55 all"
+    assert evaluate.held_out_set("rune55 all,")[0] == "rune55 all, judged"
+    assert evaluate.held_out_set("de")[0] == "desk"
+    with pytest.raises(KeyError, match="names 2"):
+        evaluate.held_out_set("rune55")
