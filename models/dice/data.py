@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,6 @@ from vision.dice.zones import DiceZones
 SHARED_DICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 NEAR_DUPLICATE_CORRELATION = 0.97
 MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
-# Held-out dice judged by eye, die by die (models/dice/judging_sheets.py makes the sheets).
-JUDGEMENTS = Path(__file__).parent / "judgements.json"
-UNREADABLE = "x"
 
 
 def too_small(box: np.ndarray) -> bool:
@@ -44,7 +41,7 @@ class LabelledImage:
     the tray's floor, `zones`: the tray camera's calibration of that scene (the view, the
     tray and the box in its pixels, the tray's size), and `in_box`: (n,) bool, which dice
     lie inside the baffle box; all None for photographs. `readable`: (n,) bool, which dice a
-    person could read from the picture, as judged by eye (`models/dice/readable.py`); None
+    person could read from the picture, as judged by eye (`models/dice/judgements.py`); None
     where not judged, every die counted."""
 
     path: Path
@@ -68,31 +65,6 @@ class LabelledImage:
         if self.readable is None:
             return np.ones(len(self.values), bool)
         return self.readable
-
-
-def load_judgements(path: Path = JUDGEMENTS) -> dict[str, dict[str, str]]:
-    """The verdicts by set name, then by image file name: a character per labelled die."""
-    judgements: dict[str, dict[str, str]] = json.loads(path.read_text())["sets"]
-    return judgements
-
-
-def judged(items: list[LabelledImage], verdicts: dict[str, str]) -> list[LabelledImage]:
-    """The items with each die's value as judged and the unreadable dice marked, so that
-    scoring counts a reading of one neither right nor invented. Every item must be judged:
-    a set judged in part would be another set under the same name."""
-    out = []
-    for item in items:
-        verdict = verdicts.get(item.path.name)
-        if verdict is None or len(verdict) != len(item.values):
-            raise ValueError(f"{item.path.name}: {len(item.values)} dice labelled, "
-                             f"verdict {verdict!r}")
-        if set(verdict) - set("123456" + UNREADABLE):
-            raise ValueError(f"{item.path.name}: verdict {verdict!r} holds a stray character")
-        readable = np.array([mark != UNREADABLE for mark in verdict])
-        values = np.array([int(mark) if mark != UNREADABLE else int(label)
-                           for mark, label in zip(verdict, item.values, strict=True)])
-        out.append(replace(item, values=values, readable=readable))
-    return out
 
 
 def read_yolo_split(images: Path, labels: Path) -> list[LabelledImage]:

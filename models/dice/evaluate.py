@@ -33,13 +33,12 @@ from models.dice.data import (
     desk_webcam,
     drop_near_duplicates,
     game_frames,
-    judged,
-    load_judgements,
     rune55,
     rune55_source,
     synthetic,
     too_small,
 )
+from models.dice.judgements import judged, load_judgements
 from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW

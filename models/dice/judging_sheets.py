@@ -1,15 +1,12 @@
 """Sheets to judge by eye, die by die, which held-out dice a person could read from the picture.
 
-    python -m models.dice.judging_sheets --set "rune55 test+valid" --out /tmp/judge
+    python -m models.dice.judging_sheets --set "rune55 test+valid without near-duplicates" \
+        --out /tmp/judge
 
 writes the sheets to judge: every labelled die of the set, numbered, its box drawn and its
 label beside it, but no reading (the judging is blind to the reader), and `dice.json`, which
-image and die each number is. `judgements.json` holds the verdicts (`data.judged` reads
-them): for each set, for each image file, one character per labelled die in the labels'
-order, '1'-'6' for the value a person reads from the picture (the label's, unless the
-picture plainly shows another), 'x' when no person could read it (the top face out of sight
-or cut off by the image's edge, the pips lost in blur, glare or a dark die's own colour).
-Seeing the label errs against the reader: a doubtful die is judged readable and stays.
+image and die each number is. The verdicts go in `judgements.json` (`judgements.py` says
+how). Seeing the label errs against the reader: a doubtful die is judged readable and stays.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from models.dice.data import LabelledImage, judged, rune55_source
+from models.dice.data import LabelledImage, rune55_source
 from models.dice.evaluate import match, score
+from models.dice.judgements import Judgement, judged
 from vision.dice.reader import DieReading
 
 
@@ -100,7 +101,7 @@ def test_a_die_judged_unreadable_counts_neither_way(tmp_path: Path) -> None:
                                           (200, 10, 40, 40)], np.float32), np.array([1, 2, 3]))
     # The second die misread, the third missed; the judge finds the second unreadable and the
     # first's label wrong.
-    (judged_scene,) = judged([scene], {"dice.png": "5x3"})
+    (judged_scene,) = judged([scene], Judgement({"dice.png": "5x3"}, {}))
     reader = FixedReader([read((10, 10, 40, 40), 5), read((100, 10, 40, 40), 6)])
     as_labelled, as_judged = score(reader, [scene]), score(reader, [judged_scene])
     assert (as_labelled["dice"], as_labelled["recall"], as_labelled["value_accuracy"]) == (
@@ -110,29 +111,49 @@ def test_a_die_judged_unreadable_counts_neither_way(tmp_path: Path) -> None:
             as_judged["invented"], as_judged["judged_unreadable"]) == (2, 0.5, 1.0, 0, 1)
 
 
+def test_an_unlabelled_die_the_reader_finds_is_not_invented(tmp_path: Path) -> None:
+    path = tmp_path / "dice.png"
+    cv2.imwrite(str(path), np.zeros((200, 400, 3), np.uint8))
+    scene = LabelledImage(path, np.array([(10, 10, 40, 40)], np.float32), np.array([4]))
+    (judged_scene,) = judged([scene], Judgement({"dice.png": "4"},
+                                                {"dice.png": [[200, 100, 40, 40, 2]]}))
+    reader = FixedReader([read((10, 10, 40, 40), 4), read((201, 99, 40, 40), 2)])
+    assert score(reader, [scene])["invented"] == 1
+    scores = score(reader, [judged_scene])
+    assert (scores["dice"], scores["recall"], scores["invented"]) == (1, 1.0, 0)
+
+
 def test_every_image_of_a_judged_set_needs_a_verdict_for_each_die() -> None:
     scene = picture(((10, 10, 40, 40), 1), ((100, 10, 40, 40), 2))
     for verdicts in ({}, {"scene.jpg": "1"}, {"scene.jpg": "1?"}):
         with pytest.raises(ValueError):
-            judged([scene], verdicts)
+            judged([scene], Judgement(verdicts, {}))
 
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 
 
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
-def test_the_judgements_cover_the_held_out_rune55_dice_one_by_one() -> None:
+@pytest.mark.parametrize(("name", "dice", "unreadable", "relabelled", "unlabelled"), [
+    ("rune55 test+valid without near-duplicates", 1350, 102, 7, 3),
+    ("desk-webcam (never trained on)", 1206, 1, 1, 3)])
+def test_the_judgements_cover_each_judged_set_die_by_die(
+        name: str, dice: int, unreadable: int, relabelled: int, unlabelled: int) -> None:
     from models.dice.evaluate import held_out_photographs
 
     sets = held_out_photographs()
-    labelled = sets["rune55 test+valid without near-duplicates"]
-    judged_set = sets["rune55 test+valid without near-duplicates, judged readable die by die"]
+    labelled, judged_set = sets[name], sets[f"{name}, judged readable die by die"]
     assert [item.path for item in judged_set] == [item.path for item in labelled]
-    readable = np.concatenate([item.readable_dice() for item in judged_set])
-    relabelled = sum(int(np.sum((a.values != b.values) & b.readable_dice()))
-                     for a, b in zip(labelled, judged_set, strict=True))
-    # 102 of 1,350 dice judged unreadable, 7 labels put right.
-    assert (len(readable), int(np.sum(~readable)), relabelled) == (1350, 102, 7)
+    counts = [0, 0, 0, 0]
+    for before, after in zip(labelled, judged_set, strict=True):
+        n = len(before.values)
+        readable = after.readable_dice()
+        counts[0] += n
+        counts[1] += int(np.sum(~readable[:n]))
+        counts[2] += int(np.sum((before.values != after.values[:n]) & readable[:n]))
+        counts[3] += len(after.values) - n
+        assert not readable[n:].any()  # an unlabelled die is never scored
+    assert counts == [dice, unreadable, relabelled, unlabelled]
 
 
 def test_a_held_out_set_is_named_in_full_or_by_the_start_of_its_name(

@@ -33,6 +33,6 @@ def test_every_labelled_die_is_numbered_on_a_sheet(tmp_path: Path,
     # 9 dice at one row of 6 a sheet: two sheets, the second padded black.
     sheets = [cv2.imread(str(out / f"sheet-{n}.png")) for n in (0, 1)]
     assert all(sheet is not None for sheet in sheets)
-    assert [sheet.shape for sheet in sheets if sheet is not None] == [(judging_sheets.TILE, 6 * judging_sheets.TILE,
-                                                  3)] * 2
+    side = judging_sheets.TILE
+    assert [sheet.shape for sheet in sheets if sheet is not None] == [(side, 6 * side, 3)] * 2
     assert not (out / "sheet-2.png").exists()
