@@ -2,6 +2,7 @@
 
     python -m models.dice.evaluate [--out models/dice/evaluation.json]
         [--synthetic-test DIR] [--game-test GAME_DIR ...]
+    python -m models.dice.evaluate --halves [--models DIR]
 
 Held-out sets: rune55 test and valid without the near-duplicates of train images (see
 models/dice/data.py), desk-webcam, a second source held back from training entirely, and,
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +46,7 @@ from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW
 
+JUDGED = ", judged readable die by die"
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
 SURE = MIN_ROLL_CONFIDENCE
 
@@ -106,11 +110,24 @@ def held_out_photographs() -> dict[str, list[LabelledImage]]:
     judgements = load_judgements()
     for name in list(sets):
         if name in judgements:
-            sets[f"{name}, judged readable die by die"] = judged(sets[name], judgements[name])
+            sets[f"{name}{JUDGED}"] = judged(sets[name], judgements[name])
     for source, _ in RUNE55_SOURCES:
         sets[f"rune55 held out: {source}"] = [
             item for item in held_out if rune55_source(item) == source]
     return sets
+
+
+def in_selection_half(item: LabelledImage) -> bool:
+    """Whether a held-out photograph lies in the half that chooses between models (the other
+    half reports only, so that a choice made on many runs does not flatter the figures).
+    Halves by a hash of what a photograph was taken as: a rune55 photograph with all its
+    augmented copies (the name before `.rf.`); a desk-webcam frame with its neighbours in
+    blocks of ten, as the webcam took them one after another."""
+    name = item.path.name.split(".rf.")[0]
+    taken = re.fullmatch(r"([a-z]+)_(\d+)\.jpg", name)
+    if taken is not None:
+        name = f"{taken[1]} {int(taken[2]) // 10}"
+    return zlib.crc32(name.encode()) % 2 == 0
 
 
 def held_out_set(name: str) -> tuple[str, list[LabelledImage]]:
@@ -303,6 +320,17 @@ def score_game(reader: DiceReader, directories: list[Path]) -> dict[str, float |
     }
 
 
+def judged_halves(reader: PhotoReader) -> dict[str, dict[str, float | int]]:
+    """The judged sets' scores in each half (`in_selection_half`)."""
+    halves = {}
+    for name, items in held_out_photographs().items():
+        if name.endswith(JUDGED):
+            for half, chosen in (("selection", True), ("report", False)):
+                halves[f"{name}, {half} half"] = score(
+                    reader, [item for item in items if in_selection_half(item) == chosen])
+    return halves
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "evaluation.json")
@@ -313,6 +341,9 @@ def main() -> None:
                         help="`synth game` folders of seeds never trained on")
     parser.add_argument("--only-games", action="store_true",
                         help="measure the game videos alone (a quick check while training)")
+    parser.add_argument("--halves", action="store_true",
+                        help="the judged photograph sets alone, in their selection half (which "
+                             "chooses between models) and report half; prints, writes nothing")
     args = parser.parse_args()
     model_dir = args.models or MODEL_DIR
     # The photographs are read as `read-dice` reads them, the tray scenes and game videos as
@@ -321,6 +352,9 @@ def main() -> None:
     photographs = DiceReader(model_dir, mirrors=PHOTOGRAPH_MIRRORS)
     if args.only_games:
         print(json.dumps(score_game(reader, args.game_test), indent=2))
+        return
+    if args.halves:
+        print(json.dumps(judged_halves(photographs), indent=2))
         return
     results: dict[str, dict[str, float | int]] = {
         name: score(photographs, items) for name, items in held_out_photographs().items()}

@@ -168,3 +168,18 @@ def test_a_held_out_set_is_named_in_full_or_by_the_start_of_its_name(
     assert evaluate.held_out_set("de")[0] == "desk"
     with pytest.raises(KeyError, match="names 2"):
         evaluate.held_out_set("rune55")
+
+
+def test_copies_of_one_photograph_and_neighbouring_frames_share_a_half() -> None:
+    from models.dice.evaluate import in_selection_half
+
+    def half(name: str) -> bool:
+        return in_selection_half(LabelledImage(Path(name), np.zeros((0, 4)), np.zeros(0, int)))
+
+    assert half("00012_jpg.rf.b384bc5bf903337ca.jpg") == half("00012_jpg.rf.8d9c3f46c.jpg")
+    assert half("one_10.jpg") == half("one_19.jpg")
+    names = [f"{kind}_{n}.jpg" for kind in ("one", "two", "dice", "valid")
+             for n in range(0, 400, 10)]
+    names += [f"{n:05d}_jpg.rf.a.jpg" for n in range(200)]
+    share = np.mean([half(name) for name in names])
+    assert 0.4 < share < 0.6
