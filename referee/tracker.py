@@ -106,6 +106,10 @@ class GameTracker:
     over: bool = False
     _premature: _Premature | None = None
     _stirred: tuple[int, float, Side | None] | None = None  # dice moving: frame, time, clock
+    # The last frame the tray went unwatched, its camera off its calibration (frame, time,
+    # clock), until the dice are next heard of: a throw made then shows only as dice at rest
+    # once it is back.
+    _unwatched: tuple[int, float, Side | None] | None = None
     _latest: BoardBelief | None = None  # the last clear reading, and its frame and time
     _latest_at: tuple[int, float] = (0, 0.0)
     _stale: bool = True  # the board has moved since its last reading
@@ -147,6 +151,8 @@ class GameTracker:
             return []
         events: list[RefereeEvent] = []
         self._stale = seen.board_stale
+        if seen.dice_unwatched:
+            self._unwatched = (seen.frame, seen.time, self.clock)
         for dice_event in seen.dice_events:
             events += self._on_dice(dice_event)
         if seen.clock is not None and seen.clock != self.clock:
@@ -176,14 +182,18 @@ class GameTracker:
     # -- dice --------------------------------------------------------------------------------
 
     def _on_dice(self, event: DiceEvent) -> list[RefereeEvent]:
+        unwatched, self._unwatched = self._unwatched, None
         if event.kind is Kind.ROLLING:
             # Dice stirring in the tray may be a hand picking them up: a throw is confirmed
             # when dice come to rest (read, cocked or stopped in the box).
             self._stirred = (event.frame, event.time, self.clock)
             return []
         events: list[RefereeEvent] = []
-        if event.kind in (Kind.ROLL_READ, Kind.COCKED, Kind.IN_BOX) and self._stirred:
-            events += self._on_throw(*self._stirred)
+        # Dice come to rest unstirred after the camera was away: they were thrown unseen (the
+        # same dice lying as before show no change, so no event), dated the last frame away.
+        thrown = self._stirred or unwatched
+        if event.kind in (Kind.ROLL_READ, Kind.COCKED, Kind.IN_BOX) and thrown:
+            events += self._on_throw(*thrown)
         if event.kind is Kind.CLEARED:
             self._stirred = None
         return events + self._on_dice_at_rest(event)

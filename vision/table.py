@@ -76,7 +76,9 @@ class Observation:
     settled and changed); `board_moving`: hands or checkers in motion over the board;
     `board_stale`: the board looks different from its last reading (not yet settled);
     `camera_moved`: why the camera is taken to have moved since its calibration, while it
-    is (nothing in its view is read meanwhile)."""
+    is (nothing in its view is read meanwhile); `dice_unwatched`: the tray in this camera's
+    view was not watched in this frame, its view being off (dice thrown meanwhile show
+    only at rest once it is back)."""
 
     frame: int
     time: float
@@ -89,6 +91,7 @@ class Observation:
     board: BoardBelief | None = None
     board_reading: BoardReading | None = None
     camera_moved: str | None = None
+    dice_unwatched: bool = False
 
 
 def belief_from_reading(reading: BoardReading, layout: Layout,
@@ -218,16 +221,17 @@ class TableObserver:
                    and time - self._board_still_since >= self.settle_seconds)
         # The camera is checked where the board would be read, and while it has moved until
         # it is back (the board as it was then is no change from its last reading).
+        unwatched = self.tray is not None and (moved or self.tray.moved is not None)
         if not (settled and (stale or moved) and self.camera.check(image, time)):
             return Observation(frame, time, dice_events, dice, board_moving, stale, clock,
-                               preview, camera_moved=self._moved())
+                               preview, camera_moved=self._moved(), dice_unwatched=unwatched)
         self._board_read = grey
         reading = self.board_reader.read(image, self.setup.board.corners,
                                          self.setup.board.bar_width)
         belief = belief_from_reading(reading, self.layout, self.white_colour)
         # A reading with a hand in it is no view of the board: it stays stale.
         return Observation(frame, time, dice_events, dice, False, bool(reading.occluded),
-                           clock, preview, belief, reading, self._moved())
+                           clock, preview, belief, reading, self._moved(), unwatched)
 
     def _moved(self) -> str | None:
         """Why the camera, or its view of the tray, is off its calibration, while it is."""

@@ -33,12 +33,12 @@ class Table:
             self.step(**change)
 
     def step(self, dice: tuple[DiceEvent, ...] = (), moving: bool = False,
-             read: bool = False) -> None:
+             read: bool = False, unwatched: bool = False) -> None:
         belief = BoardBelief.certain(self.board) if read else None
         # The board looks different from its last reading from the first motion until read.
         self.stale = (self.stale or moving) and not read
         seen = Observation(self.frame, self.frame / FPS, list(dice), [], moving, self.stale,
-                           self.clock, board=belief)
+                           self.clock, board=belief, dice_unwatched=unwatched)
         self.events += self.tracker.update(seen)
         self.frame += 1
 
@@ -103,6 +103,33 @@ def test_the_move_is_dated_by_the_frame_the_board_settled() -> None:
     table.move_to(WHITE_65)
     table.press()
     assert table.named("move")[0].frame == settled
+
+
+def test_a_throw_made_while_the_camera_was_away_is_read_once_it_is_back() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    table.press()
+    table.wait(20, unwatched=True)  # knocked aside as black throws
+    away = table.frame - 1
+    table.wait(3)
+    table.dice(Kind.ROLL_READ, (3, 1))  # back: the dice lie at rest, none seen rolling
+    assert table.kinds()[-2:] == ["throw_start", "roll"]
+    assert table.named("throw_start")[-1].frame == away
+    assert table.named("roll")[-1].fields == {"player": "black", "dice": [3, 1],
+                                              "confidence": 0.99}
+
+
+def test_dice_read_at_rest_unstirred_with_the_camera_watching_are_no_throw() -> None:
+    table = long_table()
+    table.throw((6, 5))
+    table.move_to(WHITE_65)
+    table.press()
+    table.wait(20, unwatched=True)
+    table.dice(Kind.CLEARED)  # heard of after the camera is back: the gap is over
+    table.wait(3)
+    table.dice(Kind.ROLL_READ, (3, 1))
+    assert table.kinds().count("throw_start") == 1
 
 
 def test_an_illegal_move_is_flagged_at_once_and_accepted_by_the_opponents_throw() -> None:
