@@ -35,14 +35,14 @@ def read_image(path: Path) -> np.ndarray:
 
 def cmd_read_dice(args: argparse.Namespace) -> int:
     from vision.dice.closer import look_closer
-    from vision.dice.reader import PHOTOGRAPH_MIRRORS, DiceReader
+    from vision.dice.reader import DiceReader
     from vision.dice.stream import DICE_PER_THROW
     from vision.dice.zones import TrayCalibration
 
     calibration = TrayCalibration.load(args.calibration) if args.calibration else None
     zones = calibration.zones if calibration else None
     # A tray camera's frame is read as the tray camera reads it; anything else is a photograph.
-    reader = DiceReader(mirrors=0 if zones else PHOTOGRAPH_MIRRORS)
+    reader = DiceReader() if zones else DiceReader.for_photographs()
     for path in args.images:
         record: dict[str, Any] = {"image": str(path)}
         try:

@@ -20,7 +20,7 @@ import numpy as np
 
 from models.dice.data import LabelledImage, too_small
 from models.dice.evaluate import PhotoReader, held_out_set, read_photographs
-from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader
+from vision.dice.reader import MODEL_DIR, DiceReader
 
 TILE = 200
 TILES_A_ROW = 4
@@ -113,7 +113,7 @@ def main() -> None:
         name, items = held_out_set(args.set)
     except KeyError as error:
         parser.error(str(error))
-    errors = reading_errors(DiceReader(args.models, mirrors=PHOTOGRAPH_MIRRORS), items)
+    errors = reading_errors(DiceReader.for_photographs(args.models), items)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "errors.json").write_text(
         json.dumps([asdict(error) for error in errors], indent=1) + "\n")

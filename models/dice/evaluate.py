@@ -43,7 +43,7 @@ from models.dice.data import (
 )
 from models.dice.judgements import judged, load_judgements
 from referee.tracker import MIN_ROLL_CONFIDENCE
-from vision.dice.reader import MODEL_DIR, PHOTOGRAPH_MIRRORS, DiceReader, DieReading
+from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW
 
 JUDGED = ", judged readable die by die"
@@ -349,7 +349,7 @@ def main() -> None:
     # The photographs are read as `read-dice` reads them, the tray scenes and game videos as
     # the tray camera reads its frames.
     reader = DiceReader(model_dir)
-    photographs = DiceReader(model_dir, mirrors=PHOTOGRAPH_MIRRORS)
+    photographs = DiceReader.for_photographs(model_dir)
     if args.only_games:
         print(json.dumps(score_game(reader, args.game_test), indent=2))
         return

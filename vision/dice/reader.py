@@ -6,7 +6,8 @@ Candidates the classifier calls "none" are dropped, so a die is never invented f
 detector false alarm. A crop the classifier is unsure of (top probability under `sure`) is
 read again in `turns` quarter turns in all and the probabilities averaged: a die's face reads
 the same turned, and the average corrects many misreads at little cost, as most crops are
-clear at the first look.
+clear at the first look. A photograph's unsure crop is also read moved up towards the top
+face (`lift`): a camera at a slant sees the front face below it.
 
 When the calibration says how the tray camera views the tray's floor (`TrayView`), a third
 network makes the cocked call: it sees each die as a camera looking straight down would, where
@@ -58,6 +59,10 @@ OFFSET_CHANNEL = {3: 3, 2: 4}
 # dice, models/dice/README.md). The tray camera reads one look a frame: its dice are followed
 # over many frames, and four looks cost the decisions of the clips (models/dice/experiments.md).
 PHOTOGRAPH_MIRRORS = 3
+# A photograph is mostly taken at a slant, the top face above the front one: an unsure crop is
+# read again from its box moved up by a quarter of its height (held-out photographs: six of
+# desk-webcam's ten misread dice were their front face read, models/dice/experiments.md).
+PHOTOGRAPH_LIFT = 0.25
 UNSURE_COCKED = 0.3  # a cocked probability within this of 0.5 gets a second look
 PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 3x3
 # Two readings the framer puts on one die (their framed boxes' intersection over union at
@@ -138,11 +143,12 @@ def same_die(weaker: Box, stronger: Box) -> bool:
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
                  detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9,
-                 mirrors: int = 0, any_look: bool = False) -> None:
+                 mirrors: int = 0, any_look: bool = False, lift: float = 0.0) -> None:
         """`mirrors`: mirror images the detector also looks at (0, 1 or 3), its maps averaged
         over the looks; `any_look`: a die is proposed where any look sees one (the highest
         heat of the looks, the sizes and offsets still averaged), to look harder for a die
-        known to be missing."""
+        known to be missing; `lift`: without a tray view, an unsure crop is also read from
+        its box moved up by this share of its height, the two readings averaged."""
         self.detector = load_model(model_dir / "detector.onnx", threads)
         self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
@@ -181,6 +187,13 @@ class DiceReader:
             raise ValueError("mirrors must be 0, 1 or 3 mirrored looks")
         self.mirrored_axes = MIRRORED_AXES[mirrors]
         self.any_look = any_look
+        self.lift = lift
+
+    @classmethod
+    def for_photographs(cls, model_dir: Path = MODEL_DIR, threads: int = 1) -> DiceReader:
+        """A reader of photographs, as `read-dice` reads them: the detector's mirrored
+        looks, and the lifted look for dice seen at a slant."""
+        return cls(model_dir, threads, mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT)
 
     def looking_harder(self) -> DiceReader:
         """This reader, its networks shared, with the detector looking at the three mirror
@@ -273,6 +286,15 @@ class DiceReader:
             more = self._classify(np.ascontiguousarray(turned))
             probs[unsure] = (probs[unsure] + more.reshape(self.turns - 1, len(unsure), -1).sum(
                 axis=0)) / self.turns
+        if self.lift and cocked_view is None and len(unsure):
+            # A camera looking down at a slant sees a die's front face below its top one:
+            # the crop moved up towards the top face is read too, in as many turns.
+            lifted = boxes[unsure].copy()
+            lifted[:, 1] -= self.lift * lifted[:, 3]
+            up = classifier_inputs(grey, lifted, self.context_span)
+            looks = np.concatenate([np.rot90(up, k, axes=(2, 3)) for k in range(self.turns)])
+            probs[unsure] = (probs[unsure] + self._classify(np.ascontiguousarray(looks)).reshape(
+                self.turns, len(unsure), -1).mean(axis=0)) / 2
         dice = probs.argmax(axis=1) != self.none_column
         boxes, scores, probs = boxes[dice], scores[dice], probs[dice]
         if cocked_odds is not None:
