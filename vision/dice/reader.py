@@ -281,20 +281,15 @@ class DiceReader:
                     square_faces[looked] = faces
         unsure = np.flatnonzero(self._unsure(probs, cocked_view is not None, square_faces))
         if self.turns > 1 and len(unsure):
-            again = crops[unsure]
-            turned = np.concatenate([np.rot90(again, k, axes=(2, 3)) for k in range(1, self.turns)])
-            more = self._classify(np.ascontiguousarray(turned))
-            probs[unsure] = (probs[unsure] + more.reshape(self.turns - 1, len(unsure), -1).sum(
-                axis=0)) / self.turns
+            probs[unsure] = (probs[unsure] + self._turned(crops[unsure], range(1, self.turns))
+                             ) / self.turns
         if self.lift and cocked_view is None and len(unsure):
             # A camera looking down at a slant sees a die's front face below its top one:
             # the crop moved up towards the top face is read too, in as many turns.
             lifted = boxes[unsure].copy()
             lifted[:, 1] -= self.lift * lifted[:, 3]
             up = classifier_inputs(grey, lifted, self.context_span)
-            looks = np.concatenate([np.rot90(up, k, axes=(2, 3)) for k in range(self.turns)])
-            probs[unsure] = (probs[unsure] + self._classify(np.ascontiguousarray(looks)).reshape(
-                self.turns, len(unsure), -1).mean(axis=0)) / 2
+            probs[unsure] = (probs[unsure] + self._turned(up, range(self.turns)) / self.turns) / 2
         dice = probs.argmax(axis=1) != self.none_column
         boxes, scores, probs = boxes[dice], scores[dice], probs[dice]
         if cocked_odds is not None:
@@ -397,6 +392,14 @@ class DiceReader:
             cocked[unsure] += softmax(self.cocked_model.run(None, {"crops": mirrored})[0])[:, 1]
             cocked[unsure] /= 2
         return cocked, faces
+
+    def _turned(self, crops: np.ndarray, turns: range) -> np.ndarray:
+        """The classifier's probabilities for `crops`, read in each of `turns` quarter turns,
+        summed over the turns."""
+        looks = np.concatenate([np.rot90(crops, k, axes=(2, 3)) for k in turns])
+        summed: np.ndarray = self._classify(np.ascontiguousarray(looks)).reshape(
+            len(turns), len(crops), -1).sum(axis=0)
+        return summed
 
     def _classify(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities (n, classes) of (n, channels, size, size) crops."""
