@@ -35,7 +35,7 @@ from synth.dice.clip import (  # noqa: E402
     write_clip,
 )
 from synth.dice.generate import Options, generate, scene_params  # noqa: E402
-from synth.dice.geometry import FACE_NORMALS, top_face  # noqa: E402
+from synth.dice.geometry import COCKED_DEG, FACE_NORMALS, top_face  # noqa: E402
 from synth.dice.labels import die_labels  # noqa: E402
 from synth.dice.physics import DiceWorld, Scenario, run_scenario  # noqa: E402
 from synth.dice.style import Camera, sample_die_look, sample_style  # noqa: E402
@@ -132,7 +132,7 @@ def test_boxes_cover_mask_pixels(generated: Path) -> None:
             x, y, w, h = die["box"]
             assert (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1) == (x, y, x + w, y + h)
             assert (die["value"] is None) == die["cocked"]
-            assert die["cocked"] == (die["tilt_deg"] > 10.0)
+            assert die["cocked"] == (die["tilt_deg"] > COCKED_DEG)
 
 
 def test_images_written_with_labels(generated: Path) -> None:
