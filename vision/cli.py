@@ -54,10 +54,9 @@ def cmd_read_dice(args: argparse.Namespace) -> int:
             else:
                 # As the tray camera reads a frame (vision/tray.py): the dice in the zones, a
                 # box too wide for one die read again closer, a die cocked in the open flat.
-                dice, too_wide = zones.sort(reader.read(image, zones.view))
+                dice, too_wide = zones.sort(reader.read(image, zones.view, zones))
                 if too_wide:
-                    dice, _ = zones.sort(look_closer(reader, image, dice, [], zones.view,
-                                                     too_wide))
+                    dice, _ = zones.sort(look_closer(reader, image, dice, [], zones, too_wide))
                 dice = zones.flat_where_unpropped(dice, DICE_PER_THROW)
                 record["dice"] = [{**die.to_json(), **zones.describe(die)} for die in dice]
         except ValueError as error:

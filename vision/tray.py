@@ -140,13 +140,13 @@ class TrayCamera:
             # Zones that no longer fit read no die; the view is watched until it is back, on
             # still views where no die lies.
             if (self._still_long(time) and self.view_watch.due(time)
-                    and not self.dice_reader.read(crop, self.view)):
+                    and not self.dice_reader.read(crop, self.view, self._zones)):
                 self.view_watch.check(grey, time)
             return []
         self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
-            self._dice = self._in_zones(self.dice_reader.read(crop, self.view))
+            self._dice = self._in_zones(self.dice_reader.read(crop, self.view, self._zones))
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
         elif (self._in_throw and self._moving_frames == 0
@@ -161,7 +161,7 @@ class TrayCamera:
             places = [d.box for d in self._dice]
             places += self._empty_tray.unexplained(grey, places) or []
             self._dice = self._in_zones(look_closer(self.dice_reader, crop, self._dice, places,
-                                                    self.view, self._too_wide))
+                                                    self._zones, self._too_wide))
             self._looked_closer = True
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling. A die at rest that a
@@ -240,8 +240,8 @@ class TrayCamera:
         the dice held stand."""
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
-        read = self._search.read(crop, self.view)
-        read += look_closer(self.dice_reader, crop, [], [], self.view, [self._box_region])
+        read = self._search.read(crop, self.view, self._zones)
+        read += look_closer(self.dice_reader, crop, [], [], self._zones, [self._box_region])
         read, _ = self._zones.sort(read)
         found: list[DieReading] = []
         for die in sorted(read, key=lambda die: -die.presence):

@@ -231,7 +231,8 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
             raise OSError(f"cannot read {item.path}")
         sizes = [min(b[2], b[3]) for b in item.boxes]
         in_box = item.in_box if item.in_box is not None else np.zeros(len(sizes), bool)
-        found = reader.read(image, item.view if calibrated else None)
+        found = (reader.read(image, item.view, item.zones) if calibrated
+                 else reader.read(image))
         if calibrated and item.zones is not None:
             found = item.zones.flat_where_unpropped(found, DICE_PER_THROW)
         for index, (truth, read) in enumerate(match(item, found)):

@@ -242,7 +242,8 @@ class BrightSquares:
     """Stands in for the dice reader: a 4 on each bright square, nothing of a grey one (a die
     the detector misses)."""
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         bright = (image[..., 0] > 200).astype(np.uint8)
         _, _, stats, _ = cv2.connectedComponentsWithStats(bright)
         return [DieReading((float(x), float(y), float(w), float(h)), 4, False, 0.95)

@@ -20,7 +20,8 @@ class SmallDiceMissed:
     def __init__(self) -> None:
         self.origins: list[tuple[int, int]] = []
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         if image.shape[1] > 200:
             return [DieReading(PAIR[0], 3, False, 0.9)]
         # the crop's own pixels: where it was cut from is known from its first pixel's value
@@ -67,7 +68,8 @@ def test_a_region_smaller_than_a_die_is_read_as_big_as_one() -> None:
         def __init__(self) -> None:
             self.shapes: list[tuple[int, ...]] = []
 
-        def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        def read(self, image: np.ndarray, view: TrayView | None = None,
+                 floor: object = None) -> list[DieReading]:
             self.shapes.append(image.shape)
             return []
 
@@ -84,7 +86,8 @@ class CloserLook:
     def __init__(self, first: list[DieReading], closer: list[DieReading]) -> None:
         self.first, self.closer = first, closer
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         if image.shape[1] > 300:  # the whole image, not a crop of it
             return self.first
         left, top = int(image[0, 0, 0]), int(image[0, 0, 1])

@@ -334,6 +334,38 @@ def test_an_unsure_cocked_call_is_made_again_on_the_mirror_image() -> None:
     assert (np.abs(cocked[~looked_again] - 0.5) >= 0.3).all()
 
 
+def test_a_cocked_network_told_where_dice_lie_is_told_how_near_the_box_each_lies() -> None:
+    from calibration.tray_view import TrayView
+
+    class NearIsCocked:
+        """A cocked network that calls a die cocked by its last channel alone, and checks
+        that the crop and the slope come first."""
+
+        def run(self, _: None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            crops = feeds["crops"]
+            assert crops.shape[1:] == (3, 48, 48)
+            near = crops[:, 2].mean(axis=(1, 2))
+            return [np.stack([np.zeros_like(near), 12.0 * (near - 0.5)], axis=1)]
+
+    class Floor:
+        def mm_from_box(self, box: tuple[float, float, float, float]) -> float | None:
+            return box[0] / 10.0  # 0, 20 and 50 mm from the box
+
+    reader = DiceReader()
+    reader.cocked_model = NearIsCocked()  # type: ignore[assignment]
+    reader.cocked_near_box = True
+    view = TrayView(np.array([[600.0, 0, 320], [0, 600, 240], [0, 0, 1]]),
+                    np.array([0.0, -np.cos(np.radians(50.0)), -np.sin(np.radians(50.0))]))
+    grey = np.full((480, 640), 100, np.uint8)
+    boxes = np.array([[0, 220, 40, 40], [200, 220, 40, 40], [500, 220, 40, 40]], np.float32)
+    cocked, faces = reader._straight_down(grey, boxes, view, Floor())
+    assert cocked[0] > 0.95 and abs(cocked[1] - 0.5) < 0.05 and cocked[2] < 0.05
+    assert faces is not None and faces.shape == (3, 6)  # faces.onnx read its own two channels
+    # Without the floor every die is taken to lie far from the box.
+    far, _ = reader._straight_down(grey, boxes, view)
+    assert (far < 0.05).all()
+
+
 def test_with_the_view_the_face_read_is_the_one_both_views_favour(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from calibration.tray_view import TrayView
@@ -351,13 +383,14 @@ def test_with_the_view_the_face_read_is_the_one_both_views_favour(
     image = np.zeros((480, 640, 3), np.uint8)
     for faces, value in ((square, 5), (None, 3)):
         monkeypatch.setattr(reader, "_straight_down",
-                            lambda grey, boxes, view, faces=faces: (np.array([0.1]), faces))
+                            lambda grey, boxes, view, floor, faces=faces: (
+                                np.array([0.1]), faces))
         (die,) = reader.read(image, view)
         assert (die.value, die.cocked, die.if_flat) == (value, False, None)
     # Called cocked, it keeps how it would read lying flat (zones.flat_where_unpropped): the
     # 5, as sure as the flat share and the face's share of the two views (0.378 of 0.422).
     monkeypatch.setattr(reader, "_straight_down",
-                        lambda grey, boxes, view: (np.array([0.8]), square))
+                        lambda grey, boxes, view, floor: (np.array([0.8]), square))
     (die,) = reader.read(image, view)
     assert (die.value, die.cocked) == (None, True) and die.if_flat is not None
     assert die.if_flat[0] == 5 and die.if_flat[1] == pytest.approx(0.2 * 0.378 / 0.422)
@@ -390,7 +423,8 @@ def boxes_seen_straight_down(monkeypatch: pytest.MonkeyPatch,
     see reads flat (0.1 cocked), its face left to the crop."""
     seen: list[np.ndarray] = []
 
-    def straight_down(grey: np.ndarray, boxes: np.ndarray, view: object) -> tuple[np.ndarray, None]:
+    def straight_down(grey: np.ndarray, boxes: np.ndarray, view: object,
+                      floor: object) -> tuple[np.ndarray, None]:
         seen.append(boxes)
         return np.full(len(boxes), 0.1), None
 
@@ -471,7 +505,7 @@ def test_a_die_the_framer_puts_two_boxes_on_is_read_once(monkeypatch: pytest.Mon
     four = np.zeros(len(reader.classes))
     four[reader.classes.index("4")] = 1.0
     monkeypatch.setattr(reader, "_classify", lambda crops: np.tile(four, (len(crops), 1)))
-    monkeypatch.setattr(reader, "_straight_down", lambda grey, boxes, view: (
+    monkeypatch.setattr(reader, "_straight_down", lambda grey, boxes, view, floor: (
         np.zeros(len(boxes)), None))
     read = reader.read(np.zeros((480, 640, 3), np.uint8), view)
     # The surer box of the die read twice stays, and the die leaning on it.

@@ -27,7 +27,8 @@ class CountingReader:
     def __init__(self) -> None:
         self.calls = 0
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         self.calls += 1
         ys, xs = np.nonzero(image[..., 0] > 200)
         if not len(xs):
@@ -40,7 +41,8 @@ class BrightDice:
     """Stands in for the dice reader: reads a 4 on every bright (white) square, and nothing
     of a grey one (a die the detector misses)."""
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         bright = (image[..., 0] > 200).astype(np.uint8)
         _, _, stats, _ = cv2.connectedComponentsWithStats(bright)
         return [DieReading((float(x), float(y), float(w), float(h)), 4, False, 0.95)
@@ -69,7 +71,8 @@ def test_dice_at_rest_are_read_once_and_dice_in_flight_every_third_frame() -> No
     class CountedBrightDice(BrightDice):
         calls = 0
 
-        def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        def read(self, image: np.ndarray, view: TrayView | None = None,
+                 floor: object = None) -> list[DieReading]:
             self.calls += 1
             return super().read(image, view)
 
@@ -105,7 +108,8 @@ class FoundOnTheThirdLook(BrightDice):
     def __init__(self) -> None:
         self.whole = 0
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         dice = super().read(image, view)
         if image.shape[:2] != (120, 160):
             return dice  # a closer look, around the die at the left alone
@@ -131,7 +135,8 @@ def test_a_die_missing_when_the_tray_stops_is_looked_for_closer_once() -> None:
             super().__init__()
             self.sizes: list[tuple[int, ...]] = []
 
-        def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+        def read(self, image: np.ndarray, view: TrayView | None = None,
+                 floor: object = None) -> list[DieReading]:
             self.sizes.append(image.shape[:2])
             return super().read(image, view)
 
@@ -173,7 +178,8 @@ def test_a_second_cameras_events_reach_the_board_camera_at_their_time() -> None:
 
 
 class TwoDice:
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         return [DieReading((70.0, 80.0, 16.0, 16.0), 6, False, 0.99),
                 DieReading((110.0, 80.0, 16.0, 16.0), 5, False, 0.99)]
 
@@ -265,7 +271,8 @@ class FindsAFaceOnASearch(BrightDice):
     def __init__(self) -> None:
         self.whole = 0
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         dice = super().read(image, view)
         if image.shape[:2] == (120, 160) and dice:
             self.whole += 1
@@ -315,7 +322,8 @@ class MissesTheBoxDieBesideAnother(BrightDice):
     """Reads as BrightDice, but a die in the box goes unread while another is in view (a
     re-reading made as the other die rolls past)."""
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         dice = super().read(image, view)
         return [d for d in dice if d.box[1] >= 60] if len(dice) > 1 else dice
 
@@ -353,7 +361,8 @@ class MergesOnReReading(BrightDice):
     def __init__(self) -> None:
         self.calls = 0
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         self.calls += 1
         dice = [DieReading(d.box, None, True, 0.95) if d.box[0] >= 100 else d
                 for d in super().read(image, view)]
@@ -413,7 +422,8 @@ class FramesThePairAsOne(BrightDice):
     apart, in one box and calls it cocked (the detector taking two dice and the floor between
     them for one die)."""
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         dice = super().read(image, view)
         if image.shape[1] < 160 or len(dice) < 2:
             return dice
@@ -477,6 +487,22 @@ def test_the_zones_sort_readings_and_place_them_on_the_framers_box() -> None:
                              framed_box=(40.0, 52.0, 16.0, 16.0))
     assert zones.describe(at_the_exit) == {"in_box": False}
     assert zones.describe(DieReading(at_the_exit.box, 1, False, 0.9)) == {"in_box": True}
+
+
+def test_how_far_a_die_lies_from_the_box_is_measured_on_the_tray_floor() -> None:
+    """The cocked network is told how near the box's inside a die lies: a die on the exit's
+    lip, propped on the ramp's end, tilts only a few degrees (models/dice/cocked.md)."""
+    tray = np.array([[0, 100], [260, 100], [260, 320], [0, 320]], np.float32)
+    zones = DiceZones(tray, np.array([[60, 0], [200, 0], [200, 100], [60, 100]], np.float32),
+                      tray_mm=(260.0, 220.0))  # a pixel a millimetre, the exit along y = 100
+    # Feet (a quarter of the box below its centre) 10 mm and 50 mm in front of the exit, and
+    # one inside the box.
+    assert zones.mm_from_box((100.0, 95.0, 20.0, 20.0)) == pytest.approx(10.0)
+    assert zones.mm_from_box((100.0, 75.0, 20.0, 20.0)) == 0.0
+    assert zones.mm_from_box((100.0, 135.0, 20.0, 20.0)) == pytest.approx(50.0)
+    # Beside the exit, in front of the tray's near wall, the distance runs to its corner.
+    assert zones.mm_from_box((20.0, 85.0, 20.0, 20.0)) == pytest.approx(30.0)
+    assert DiceZones(tray, zones.box).mm_from_box((100.0, 95.0, 20.0, 20.0)) is None
 
 
 def test_a_die_called_cocked_with_nothing_to_lean_on_is_read_flat() -> None:
@@ -549,7 +575,8 @@ class MissesTheBoxDieInTheWholeView(BrightDice):
     pixels wide or more: at the whole view's scale the detector misses a die dark in the box,
     a crop of the box enlarged finds it."""
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         dice = super().read(image, view)
         return dice if image.shape[1] < 100 else [d for d in dice if d.box[1] >= 40]
 
@@ -575,7 +602,8 @@ class ReadsAShadowedDieInTheBox(BrightDice):
     in the box whose pixels show nothing of it: the lower half of a die in the box's shadow,
     looking as the empty box did."""
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         dice = super().read(image, view)
         hidden = DieReading((10.0, 10.0, 16.0, 16.0), 3, False, 0.9)
         return [*dice, hidden] if dice and image.shape[1] >= 100 else dice
@@ -604,7 +632,8 @@ class FindsTheLeanerOnASearch:
     def __init__(self) -> None:
         self.whole = 0
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
         if image[..., 0].max() < 200:
             return []
         dice = [DieReading((60.0, 80.0, 16.0, 16.0), 4, False, 0.95)]

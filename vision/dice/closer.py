@@ -17,8 +17,9 @@ from typing import Protocol
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import Box, DieReading, centre_in, framed_alike, overlap
+from vision.dice.reader import Box, DieReading, TrayFloor, centre_in, framed_alike, overlap
 from vision.dice.rest import centred_alike
+from vision.dice.zones import DiceZones
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
 SAME_DIE = 0.3  # intersection over union above which two readings are one die
@@ -28,18 +29,20 @@ REGION_MARGIN = 1.25  # a region's crop: its box and a die's width around a die 
 
 
 class DiceReading(Protocol):
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]: ...
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: TrayFloor | None = None) -> list[DieReading]: ...
 
 
 def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReading],
-                places: Sequence[Box], view: TrayView | None = None,
+                places: Sequence[Box], zones: DiceZones | None = None,
                 regions: Sequence[Box] = ()) -> list[DieReading]:
     """`dice` with the dice found only in a closer look around each of `places` (boxes of
     the dice read, of something lying unread) and inside each of `regions` (boxes too wide
     for one die: the detector framed two dice, or a die and its surroundings, as one); all
     in `image`'s pixels. A die found again keeps its first reading: the whole view's is the
     one the models were measured on; but a reading whose box the closer look finds two dice
-    in, apart, was of the pair framed as one, and gives way to them."""
+    in, apart, was of the pair framed as one, and gives way to them. `zones`: the image's,
+    whose view and floor the reader reads each crop with."""
     found = list(dice)
     height, width = image.shape[:2]
     crops = [(x + w / 2, y + h / 2, SPAN * max(w, h, MIN_SIDE)) for x, y, w, h in places]
@@ -49,10 +52,12 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         left = int(np.clip(centre_x - side / 2, 0, max(width - side, 0)))
         top = int(np.clip(centre_y - side / 2, 0, max(height - side, 0)))
         crop = image[top:top + int(side), left:left + int(side)]
-        shifted = None if view is None else view.shifted(left, top)
+        shifted = None if zones is None else zones.shifted(left, top)
+        looked = (reader.read(crop) if shifted is None
+                  else reader.read(crop, shifted.view, shifted))
         near = [replace(closer, box=_moved(closer.box, left, top),
                         framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
-                for closer in reader.read(crop, shifted)]
+                for closer in looked]
         found = _split(found, near)
         found += [die for die in near if not any(one_die(die, other) for other in found)]
     return found

@@ -25,6 +25,9 @@ STRAIGHT_DOWN_SPAN = 1.6
 FRAMER_SPAN = 2.0
 FRAMER_SIZE = 48  # pixels, as the classifier: its convolutions start the framer
 MAX_VIEW_SLOPE = 3.0  # 72 degrees from straight down: beyond, the floor is all but edge-on
+# How far from the box's inside the cocked network is told where a die lies (mm of floor):
+# the dice on the box's exit lip lie within a die's width of it.
+NEAR_BOX_MM = 40.0
 LETTERBOX_GREY = np.float32(114) / np.float32(255)
 
 
@@ -217,6 +220,16 @@ def view_slope(box: np.ndarray, homography: np.ndarray, nadir: tuple[float, floa
     centre = seen_straight_down(box, homography)
     distance = float(np.hypot(centre[0] - nadir[0], centre[1] - nadir[1]))
     return min(distance / focal, MAX_VIEW_SLOPE)
+
+
+def box_nearness(mm: float | None) -> float:
+    """How near the box's inside a die lies, `mm` millimetres of tray floor from it, as the
+    cocked network is told it: 1 in it or at its exit, falling to 0 at NEAR_BOX_MM and
+    beyond, and 0 where the distance is not known. A die on the exit lip, propped on the
+    ramp's end, tilts only 5-10 degrees, which the crop shows little of."""
+    if mm is None:
+        return 0.0
+    return max(0.0, 1.0 - mm / NEAR_BOX_MM)
 
 
 def seen_straight_down(box: np.ndarray, homography: np.ndarray) -> np.ndarray:

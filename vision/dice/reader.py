@@ -27,7 +27,7 @@ import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -36,6 +36,7 @@ from calibration.tray_view import TrayView
 from vision.dice.preprocess import (
     FRAMER_SIZE,
     FRAMER_SPAN,
+    box_nearness,
     classifier_inputs,
     framer_inputs,
     letterbox,
@@ -87,6 +88,13 @@ SAME_DIE_OVERLAP = 0.3
 PART_OF_DIE = 0.5
 
 Box = tuple[float, float, float, float]  # x, y, w, h
+
+
+class TrayFloor(Protocol):
+    """Where on the tray's floor a die framed by a box lies (vision/dice/zones.py:
+    DiceZones), as a cocked network told it reads it."""
+
+    def mm_from_box(self, box: Box) -> float | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +173,7 @@ class DiceReader:
             self.cocked_span = float(cocked_config["span"])
             self.cocked_size = int(cocked_config["crop_size"])
             self.cocked_slope = bool(cocked_config.get("slope", False))
+            self.cocked_near_box = bool(cocked_config.get("near_box", False))
             if (model_dir / "faces.onnx").exists():
                 self.faces_model = load_model(model_dir / "faces.onnx", threads)
                 faces_config = json.loads((model_dir / "faces.json").read_text())
@@ -251,9 +260,12 @@ class DiceReader:
             maps[0] = peak
         return maps
 
-    def read(self, image: np.ndarray, view: TrayView | None = None) -> list[DieReading]:
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: TrayFloor | None = None) -> list[DieReading]:
         """Every die in a BGR frame; an empty list when there is none. `view`: how this
-        frame's camera views the tray's floor, when the calibration knows it."""
+        frame's camera views the tray's floor, when the calibration knows it; `floor`: where
+        on it a die lies (the zones of this frame's pixels), for a cocked network told how
+        near the box a die lies (without it, each is taken to lie far from the box)."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image")
         boxes, scores = self.candidates(image)
@@ -275,7 +287,7 @@ class DiceReader:
             framed = boxes.copy()
             if len(looked):
                 framed[looked] = self._framed(grey, boxes[looked])
-                odds, faces = self._straight_down(grey, framed[looked], cocked_view)
+                odds, faces = self._straight_down(grey, framed[looked], cocked_view, floor)
                 cocked_odds[looked] = odds
                 if square_faces is not None and faces is not None:
                     square_faces[looked] = faces
@@ -364,8 +376,8 @@ class DiceReader:
             return boxes
         return reframed(boxes, self.framer.run(None, {"crops": framer_inputs(grey, boxes)})[0])
 
-    def _straight_down(self, grey: np.ndarray, boxes: np.ndarray,
-                       view: TrayView) -> tuple[np.ndarray, np.ndarray | None]:
+    def _straight_down(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView,
+                       floor: TrayFloor | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """From the straight-down view: the probability that each die is cocked, and with
         faces.onnx each face's probability (n, 6) should the die lie flat."""
         assert self.cocked_model is not None
@@ -383,6 +395,11 @@ class DiceReader:
         if self.faces_model is not None:
             read = softmax(self.faces_model.run(None, {"crops": crops})[0])[:, self.faces_columns]
             faces = read / read.sum(axis=1, keepdims=True)
+        if self.cocked_near_box:
+            near = np.array([box_nearness(None if floor is None else floor.mm_from_box(
+                as_box(box))) for box in boxes], np.float32)
+            crops = np.concatenate([crops, np.broadcast_to(near[:, None, None, None],
+                                                           crops[:, :1].shape)], axis=1)
         cocked = softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
         # An unsure call is made again on the mirror image, which keeps the view's geometry
         # (the camera straight up the crop) and was part of the network's training.

@@ -121,6 +121,26 @@ class DiceZones:
         homography: np.ndarray = cv2.getPerspectiveTransform(self.tray, floor)
         return homography
 
+    @cached_property
+    def _box_on_floor(self) -> np.ndarray | None:
+        """The box zone in millimetres of tray floor. Its corners at the exit lie on the
+        floor; those further in lie up the ramp and land further off, which moves only the
+        box's far side, where no die's distance is measured."""
+        if self._floor_mm is None:
+            return None
+        outline: np.ndarray = cv2.perspectiveTransform(self.box[None], self._floor_mm)[0]
+        return outline
+
+    def mm_from_box(self, box: Box) -> float | None:
+        """How far the foot of a die framed by `box` lies from the box's inside, in
+        millimetres of tray floor: 0 inside it (None when the tray's size is not known).
+        A die on the box's exit lip, propped on the ramp's end, lies within a few."""
+        if self._box_on_floor is None or self._floor_mm is None:
+            return None
+        foot = cv2.perspectiveTransform(np.array([[_foot(box)]], np.float32), self._floor_mm)
+        inside = cv2.pointPolygonTest(self._box_on_floor, tuple(map(float, foot[0, 0])), True)
+        return max(0.0, -float(inside))
+
     def too_wide(self, box: tuple[float, float, float, float]) -> bool:
         """Whether a reading's box is wider than one die can look where it stands (False
         when the tray's size is not known)."""
