@@ -27,7 +27,7 @@ from torch import nn
 from models.dice.data import synthetic
 from models.dice.detector_targets import augment
 from models.dice.nets import DiceDetector, DieClassifier
-from models.dice.train_cocked import centred, dataset, with_slope
+from models.dice.train_cocked import centred, dataset, with_cues
 from models.dice.train_detector import load
 from vision.dice.preprocess import DETECTOR_SIZE
 
@@ -144,11 +144,12 @@ def main() -> None:
         sample = _pictures(args.synthetic)
         model: nn.Module = unfolded_detector(args.onnx, sample)
     else:
-        patches, slopes, _ = dataset(args.synthetic, 1, 0, 1)
-        channels = export.get_inputs()[0].shape[1]
+        patches, cues, _ = dataset(args.synthetic, 1, 0, 1)
+        # The cues the export is told, in train_cocked.CUES's order, after the crop.
+        told = export.get_inputs()[0].shape[1] - 1
         chosen = np.random.default_rng(0).permutation(len(patches))[:SAMPLE]
-        sample = with_slope(centred(torch.from_numpy(patches[chosen])),
-                            torch.from_numpy(slopes[chosen]) if channels == 2 else None)
+        sample = with_cues(centred(torch.from_numpy(patches[chosen])),
+                           torch.from_numpy(cues[chosen, :told]))
         model = unfolded(args.onnx, sample)
     exported = export.run(None, {name: sample.numpy()})[0]
     with torch.no_grad():

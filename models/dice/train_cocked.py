@@ -2,6 +2,7 @@
 
     python -m models.dice.train_cocked --synthetic DIR [--synthetic DIR ...] --out models/dice
         [--validate DIR] [--device cuda] [--workers 8] [--detector-boxes] [--values]
+        [--slope] [--near-box]
 
 The die classifier sees a crop as the camera saw it, where a flat die seen obliquely and a
 tilted die seen from above look alike (models/dice/experiments.md). This one sees each die as a
@@ -11,7 +12,9 @@ a square, and says flat or cocked. Data: rendered tray scenes (`nardy-referee sy
 whose labels hold the camera (its view of the tray found from the tray's corners, as a
 calibration finds it: models/dice/data.py); each die is cropped at its labelled box and at
 boxes moved and scaled as the detector frames dice, and with --detector-boxes also at the box
-the committed detector itself finds for it. Augmentation runs in torch on the training
+the committed detector itself finds for it. The network may also be told, each as a constant
+channel after the crop, how obliquely the camera sees the die (--slope) and how near the box's
+inside it lies on the tray floor (--near-box). Augmentation runs in torch on the training
 device. With --values the network also reads a flat die's top face, which the straight-down
 view shows as a square however obliquely the camera sees it, and is written as faces.onnx
 (the reader takes only its faces; the cocked call stays with cocked.onnx, models/dice/faces.md).
@@ -34,13 +37,22 @@ from models.dice.data import LabelledImage, synthetic, too_small
 from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
-from vision.dice.preprocess import CROP_SIZE, STRAIGHT_DOWN_SPAN, straight_down_crop, view_slope
-from vision.dice.reader import DiceReader, overlap
+from vision.dice.preprocess import (
+    CROP_SIZE,
+    STRAIGHT_DOWN_SPAN,
+    box_nearness,
+    straight_down_crop,
+    view_slope,
+)
+from vision.dice.reader import DiceReader, as_box, overlap
 
 CLASSES = ["flat", "cocked"]
 VALUE_CLASSES = ["cocked", "1", "2", "3", "4", "5", "6"]  # --values: the label is the class
 PATCH = 72  # stored patches leave room around the crop for turning, zooming and shifting
 PATCH_SPAN = STRAIGHT_DOWN_SPAN * PATCH / CROP_SIZE
+# What the network may be told of each die besides its crop, each as a constant channel, in
+# this order (`dataset`'s cues): how obliquely the camera sees it, how near the box it lies.
+CUES = ("slope", "near_box")
 BOX_CACHE = Path("/tmp/train_cocked_detector_boxes")  # the detector's boxes, per scene folder
 
 
@@ -112,8 +124,9 @@ Patches = tuple[np.ndarray, np.ndarray, np.ndarray]
 def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Patches:
     """Patches (n, PATCH, PATCH) uint8 of one scene's readable dice, at the labelled box, at
     `variants` - 1 detector-like boxes and at the detector's own box when `found` holds one
-    for the die, how obliquely the camera sees each (view_slope), and each die's label (its
-    top face 1-6, 0 when cocked)."""
+    for the die, each crop's cues (n, 2: how obliquely the camera sees the die, view_slope,
+    and how near the box's inside it lies, box_nearness) and each die's label (its top face
+    1-6, 0 when cocked)."""
     item, variants, seed, found = job
     grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
     if grey is None or item.view is None:
@@ -121,7 +134,7 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
     rng = np.random.default_rng(seed)
     homography, nadir = item.view.straight_down, item.view.nadir
     focal = float(item.view.intrinsics[0, 0])
-    patches, slopes, labels = [], [], []
+    patches, cues, labels = [], [], []
     matches = matched_boxes(item.boxes, found) if found is not None else [None] * len(item.boxes)
     for box, value, match in zip(item.boxes, item.values, matches, strict=True):
         if too_small(box):
@@ -129,12 +142,13 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
         framings = [box] + [detector_box(box, rng) for _ in range(variants - 1)]
         for framed in framings + ([] if match is None else [match]):
             patches.append(straight_down_crop(grey, framed, homography, nadir, PATCH, PATCH_SPAN))
-            slopes.append(view_slope(framed, homography, nadir, focal))
+            near = None if item.zones is None else item.zones.mm_from_box(as_box(framed))
+            cues.append((view_slope(framed, homography, nadir, focal), box_nearness(near)))
             labels.append(int(value))
     if not patches:
-        return (np.zeros((0, PATCH, PATCH), np.uint8), np.zeros(0, np.float32),
+        return (np.zeros((0, PATCH, PATCH), np.uint8), np.zeros((0, len(CUES)), np.float32),
                 np.zeros(0, np.int64))
-    return np.stack(patches), np.array(slopes, np.float32), np.array(labels, np.int64)
+    return np.stack(patches), np.array(cues, np.float32), np.array(labels, np.int64)
 
 
 def scenes_and_boxes(directories: list[Path], detector: bool = True,
@@ -157,8 +171,8 @@ def dataset(directories: list[Path], variants: int, seed: int, workers: int,
     jobs = [(item, variants, seed * 1_000_003 + index, boxes)
             for index, (item, boxes) in enumerate(zip(items, found, strict=True))
             if item.view is not None]
-    images, slopes, labels = zip(*map_jobs(image_patches, jobs, workers), strict=True)
-    return np.concatenate(images), np.concatenate(slopes), np.concatenate(labels)
+    images, cues, labels = zip(*map_jobs(image_patches, jobs, workers), strict=True)
+    return np.concatenate(images), np.concatenate(cues), np.concatenate(labels)
 
 
 def augment(patches: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -215,12 +229,19 @@ def normalised(pixels: torch.Tensor) -> torch.Tensor:
     return (pixels - mean) / (spread + 8.0)
 
 
-def with_slope(crops: torch.Tensor, slopes: torch.Tensor | None) -> torch.Tensor:
-    """The crops, and when the network is told how obliquely each die is seen, that slope as
-    a second, constant channel."""
-    if slopes is None:
+def with_cues(crops: torch.Tensor, cues: torch.Tensor | None) -> torch.Tensor:
+    """The crops (n, 1, h, w), and each of the cues the network is told (n, k: `told`'s
+    columns), as a constant channel after them."""
+    if cues is None or not cues.shape[1]:
         return crops
-    return torch.cat([crops, slopes[:, None, None, None].expand_as(crops)], dim=1)
+    n, _, height, width = crops.shape
+    return torch.cat([crops, cues[:, :, None, None].expand(n, cues.shape[1], height, width)],
+                     dim=1)
+
+
+def told(args: argparse.Namespace) -> list[int]:
+    """The columns of `dataset`'s cues the network is told, as its flags say."""
+    return [index for index, cue in enumerate(CUES) if getattr(args, cue)]
 
 
 def targets(labels: np.ndarray, values: bool) -> np.ndarray:
@@ -243,13 +264,12 @@ def head_for_values(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {**state, "classify.weight": weight[rows].clone(), "classify.bias": grown}
 
 
-def measure(model: torch.nn.Module, patches: torch.Tensor, slopes: torch.Tensor | None,
+def measure(model: torch.nn.Module, patches: torch.Tensor, cues: torch.Tensor,
             labels: torch.Tensor, values: bool) -> str:
     model.eval()
     with torch.no_grad():
         chosen = torch.cat([
-            model(with_slope(centred(patches[i:i + 1024]),
-                             None if slopes is None else slopes[i:i + 1024])).argmax(1)
+            model(with_cues(centred(patches[i:i + 1024]), cues[i:i + 1024])).argmax(1)
             for i in range(0, len(patches), 1024)])
     cocked = labels == 0
     called = chosen == (VALUE_CLASSES if values else CLASSES).index("cocked")
@@ -281,6 +301,8 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=1, help="residual blocks (capacity)")
     parser.add_argument("--slope", action="store_true",
                         help="tell the network how obliquely the camera sees each die")
+    parser.add_argument("--near-box", action="store_true",
+                        help="tell the network how near the box's inside each die lies")
     parser.add_argument("--values", action="store_true",
                         help="read a flat die's top face too (classes: cocked, 1-6)")
     parser.add_argument("--seed", type=int, default=0)
@@ -293,23 +315,24 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.time()
-    patches, slopes, labels = dataset(args.synthetic, args.variants, args.seed, args.workers,
-                                      args.detector_boxes)
+    patches, cues, labels = dataset(args.synthetic, args.variants, args.seed, args.workers,
+                                    args.detector_boxes)
+    columns = told(args)
     cocked = labels == 0
     print(f"{len(cocked)} crops, {int(cocked.sum())} cocked, {time.time() - started:.0f}s",
           flush=True)
     device = torch.device(args.device)
     train_x = torch.from_numpy(patches).to(device)
     train_y = torch.from_numpy(targets(labels, args.values)).to(device)
-    train_slopes = torch.from_numpy(slopes).to(device) if args.slope else None
+    train_cues = torch.from_numpy(cues[:, columns]).to(device)
     held_out = None
     if args.validate:
-        test_patches, test_slopes, test_labels = dataset(args.validate, 1, args.seed,
-                                                         args.workers)
+        test_patches, test_cues, test_labels = dataset(args.validate, 1, args.seed,
+                                                       args.workers)
         held_out = (torch.from_numpy(test_patches).to(device),
-                    torch.from_numpy(test_slopes).to(device) if args.slope else None,
+                    torch.from_numpy(test_cues[:, columns]).to(device),
                     torch.from_numpy(test_labels).to(device))
-    channels = 2 if args.slope else 1
+    channels = 1 + len(columns)
     classes = VALUE_CLASSES if args.values else CLASSES
     model = start_from(DieClassifier(len(classes), args.blocks, channels), args,
                        head_for_values if args.values else None).to(device)
@@ -327,8 +350,7 @@ def main() -> None:
         order = torch.randperm(len(train_y), generator=generator, device=device)
         for step in range(steps_per_epoch):
             chosen = order[step * batch:(step + 1) * batch]
-            logits = model(with_slope(augment(train_x[chosen], generator),
-                                      None if train_slopes is None else train_slopes[chosen]))
+            logits = model(with_cues(augment(train_x[chosen], generator), train_cues[chosen]))
             loss = F.cross_entropy(logits, train_y[chosen], weight=weight, label_smoothing=0.02)
             optimiser.zero_grad()
             loss.backward()
@@ -343,7 +365,7 @@ def main() -> None:
          torch.zeros(1, channels, CROP_SIZE, CROP_SIZE), ("crops", "logits"),
          {"crops": {0: "n"}, "logits": {0: "n"}},
          {"classes": classes, "crop_size": CROP_SIZE, "span": STRAIGHT_DOWN_SPAN,
-          "slope": args.slope,
+          "slope": args.slope, "near_box": args.near_box,
           "variants": args.variants, "detector_boxes": args.detector_boxes,
           "blocks": args.blocks, "cocked_weight": args.cocked_weight,
           "crops": [int((~cocked).sum()), int(cocked.sum())],

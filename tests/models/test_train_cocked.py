@@ -1,9 +1,11 @@
 """Which detector box frames which labelled die (train_cocked --detector-boxes), and a
 flat-or-cocked network grown to read faces (--values)."""
 
+import json
 from argparse import Namespace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -12,8 +14,17 @@ pytest.importorskip("torch")
 import torch
 
 from models.dice.nets import DieClassifier
-from models.dice.train_cocked import VALUE_CLASSES, dataset, head_for_values, matched_boxes
+from models.dice.train_cocked import (
+    VALUE_CLASSES,
+    dataset,
+    head_for_values,
+    matched_boxes,
+    told,
+    with_cues,
+)
 from models.dice.training import start_from
+from synth.dice.camera_view import project
+from tests.models.conftest import ABOVE
 
 # Two dice touching side by side and one apart.
 DICE = np.array([[10, 10, 40, 40], [50, 10, 40, 40], [200, 200, 30, 30]], np.float64)
@@ -51,3 +62,22 @@ def test_a_cocked_network_grown_a_face_head_first_calls_cocked_as_before(
 def test_a_scene_without_a_view_gives_no_crops(two_scenes_one_unmeasurable: Path) -> None:
     patches, slopes, labels = dataset([two_scenes_one_unmeasurable], 2, 0, 1)
     assert len(patches) == len(slopes) == 2 and list(labels) == [3, 3]  # the second scene's
+
+
+def test_each_crop_is_told_its_slope_and_how_near_the_box_its_die_lies(tmp_path: Path) -> None:
+    # Two flat dice seen from above the tray's middle: one at the box's exit, one mid-tray.
+    feet = project(ABOVE, [[0.006, 0.0, 0.0], [0.13, 0.0, 0.0]])
+    dice = [{"box": [float(x) - 12, float(y) - 18, 24, 24], "cocked": False, "value": 2,
+             "visible_px": 500} for x, y in feet]  # the box's foot, a quarter below its centre
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "0.png"), np.full((480, 640), 90, np.uint8))
+    (tmp_path / "labels.jsonl").write_text(json.dumps(
+        {"image": "images/0.png", "camera": ABOVE, "dice": dice}))
+    _, cues, _ = dataset([tmp_path], 1, 0, 1)
+    (exit_slope, at_exit), (middle_slope, mid_tray) = cues
+    assert at_exit > 0.8 and mid_tray == 0.0  # 6 mm and 130 mm from the box
+    assert exit_slope > middle_slope >= 0.0  # the camera stands over the tray's middle
+    # The network is told the cues its flags name, each a constant channel after the crop.
+    columns = told(Namespace(slope=False, near_box=True))
+    crops = with_cues(torch.zeros(2, 1, 48, 48), torch.from_numpy(cues[:, columns]))
+    assert crops.shape == (2, 2, 48, 48) and float(crops[0, 1].min()) == pytest.approx(at_exit)
