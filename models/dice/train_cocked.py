@@ -229,10 +229,10 @@ def normalised(pixels: torch.Tensor) -> torch.Tensor:
     return (pixels - mean) / (spread + 8.0)
 
 
-def with_cues(crops: torch.Tensor, cues: torch.Tensor | None) -> torch.Tensor:
+def with_cues(crops: torch.Tensor, cues: torch.Tensor) -> torch.Tensor:
     """The crops (n, 1, h, w), and each of the cues the network is told (n, k: `told`'s
-    columns), as a constant channel after them."""
-    if cues is None or not cues.shape[1]:
+    columns, k may be 0), as a constant channel after them."""
+    if not cues.shape[1]:
         return crops
     n, _, height, width = crops.shape
     return torch.cat([crops, cues[:, :, None, None].expand(n, cues.shape[1], height, width)],

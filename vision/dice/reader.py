@@ -389,8 +389,7 @@ class DiceReader:
             focal = float(view.intrinsics[0, 0])
             slopes = np.array([view_slope(box, homography, nadir, focal) for box in boxes],
                               np.float32)
-            crops = np.concatenate([crops, np.broadcast_to(slopes[:, None, None, None],
-                                                           crops.shape)], axis=1)
+            crops = with_constant(crops, slopes)
         faces = None
         if self.faces_model is not None:
             read = softmax(self.faces_model.run(None, {"crops": crops})[0])[:, self.faces_columns]
@@ -398,8 +397,7 @@ class DiceReader:
         if self.cocked_near_box:
             near = np.array([box_nearness(None if floor is None else floor.mm_from_box(
                 as_box(box))) for box in boxes], np.float32)
-            crops = np.concatenate([crops, np.broadcast_to(near[:, None, None, None],
-                                                           crops[:, :1].shape)], axis=1)
+            crops = with_constant(crops, near)
         cocked = softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
         # An unsure call is made again on the mirror image, which keeps the view's geometry
         # (the camera straight up the crop) and was part of the network's training.
@@ -471,6 +469,12 @@ def centre_in(box: Box, outer: Box) -> bool:
     """Whether `box`'s centre lies inside `outer`."""
     x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
     return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
+
+
+def with_constant(crops: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Crops (n, c, h, w) with one more channel after them, each crop's value all over it."""
+    return np.concatenate([crops, np.broadcast_to(values[:, None, None, None],
+                                                  crops[:, :1].shape)], axis=1)
 
 
 def as_box(values: np.ndarray) -> tuple[float, float, float, float]:
