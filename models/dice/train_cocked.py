@@ -39,6 +39,7 @@ from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
 from vision.dice.preprocess import (
     CROP_SIZE,
+    NEAR_BOX_MM,
     STRAIGHT_DOWN_SPAN,
     box_nearness,
     straight_down_crop,
@@ -53,6 +54,9 @@ PATCH_SPAN = STRAIGHT_DOWN_SPAN * PATCH / CROP_SIZE
 # What the network may be told of each die besides its crop, each as a constant channel, in
 # this order (`dataset`'s cues): how obliquely the camera sees it, how near the box it lies.
 CUES = ("slope", "near_box")
+# Within this much tray floor of the box's inside lie both the dice cocked on the exit's lip
+# and the flat dice at the ramp's toe, which the crop tells apart by a few pixels.
+EXIT_MM = 10.0
 BOX_CACHE = Path("/tmp/train_cocked_detector_boxes")  # the detector's boxes, per scene folder
 
 
@@ -283,6 +287,22 @@ def measure(model: torch.nn.Module, patches: torch.Tensor, cues: torch.Tensor,
     return report
 
 
+def exit_emphasis(cues: np.ndarray, weight: float) -> np.ndarray:
+    """Each crop's weight in the loss (`dataset`'s cues): `weight` for a die within EXIT_MM
+    of the box's inside, 1 elsewhere."""
+    at_exit = cues[:, CUES.index("near_box")] >= 1.0 - EXIT_MM / NEAR_BOX_MM
+    return np.where(at_exit, weight, 1.0).astype(np.float32)
+
+
+def weighted_loss(logits: torch.Tensor, target: torch.Tensor, class_weight: torch.Tensor,
+                  emphasis: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy weighted by class and by each crop's `emphasis`, averaged over the
+    weights as `F.cross_entropy` averages over the class weights alone."""
+    losses = F.cross_entropy(logits, target, weight=class_weight, label_smoothing=0.02,
+                             reduction="none")
+    return (losses * emphasis).sum() / (class_weight[target] * emphasis).sum()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synthetic", type=Path, action="append", required=True,
@@ -303,6 +323,9 @@ def main() -> None:
                         help="tell the network how obliquely the camera sees each die")
     parser.add_argument("--near-box", action="store_true",
                         help="tell the network how near the box's inside each die lies")
+    parser.add_argument("--exit-weight", type=float, default=1.0,
+                        help="loss weight of dice within EXIT_MM of the box's inside (the "
+                             "lip's cocked dice and the ramp toe's flat ones look alike)")
     parser.add_argument("--values", action="store_true",
                         help="read a flat die's top face too (classes: cocked, 1-6)")
     parser.add_argument("--seed", type=int, default=0)
@@ -343,6 +366,11 @@ def main() -> None:
                                                    total_steps=args.epochs * steps_per_epoch)
     weight = torch.tensor([args.cocked_weight if name == "cocked" else 1.0 for name in classes],
                           device=device)
+    emphasis = torch.from_numpy(exit_emphasis(cues, args.exit_weight)).to(device)
+    at_exit = (emphasis != 1.0).cpu().numpy()
+    if args.exit_weight != 1.0:
+        print(f"{int(at_exit.sum())} crops within {EXIT_MM:.0f} mm of the box, "
+              f"{int((at_exit & cocked).sum())} of them cocked", flush=True)
     generator = torch.Generator(device=device).manual_seed(args.seed)
     for epoch in range(args.epochs):
         model.train()
@@ -351,7 +379,7 @@ def main() -> None:
         for step in range(steps_per_epoch):
             chosen = order[step * batch:(step + 1) * batch]
             logits = model(with_cues(augment(train_x[chosen], generator), train_cues[chosen]))
-            loss = F.cross_entropy(logits, train_y[chosen], weight=weight, label_smoothing=0.02)
+            loss = weighted_loss(logits, train_y[chosen], weight, emphasis[chosen])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

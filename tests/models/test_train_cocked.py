@@ -17,9 +17,11 @@ from models.dice.nets import DieClassifier
 from models.dice.train_cocked import (
     VALUE_CLASSES,
     dataset,
+    exit_emphasis,
     head_for_values,
     matched_boxes,
     told,
+    weighted_loss,
     with_cues,
 )
 from models.dice.training import start_from
@@ -81,3 +83,19 @@ def test_each_crop_is_told_its_slope_and_how_near_the_box_its_die_lies(tmp_path:
     columns = told(Namespace(slope=False, near_box=True))
     crops = with_cues(torch.zeros(2, 1, 48, 48), torch.from_numpy(cues[:, columns]))
     assert crops.shape == (2, 2, 48, 48) and float(crops[0, 1].min()) == pytest.approx(at_exit)
+
+
+def test_dice_at_the_box_exit_can_weigh_more_in_the_loss() -> None:
+    # near_box cues: in the box, 6 mm from it, 20 mm from it, mid-tray.
+    cues = np.array([[0.1, 1.0], [0.1, 1.0 - 6 / 40], [0.1, 0.5], [0.1, 0.0]], np.float32)
+    assert exit_emphasis(cues, 3.0).tolist() == [3.0, 3.0, 1.0, 1.0]
+    logits = torch.tensor([[2.0, -1.0], [0.5, 0.3], [-1.0, 1.0], [0.0, 2.0]])
+    target = torch.tensor([0, 1, 1, 0])
+    class_weight = torch.tensor([1.0, 2.0])
+    plain = torch.nn.functional.cross_entropy(logits, target, weight=class_weight,
+                                              label_smoothing=0.02)
+    evenly = weighted_loss(logits, target, class_weight, torch.ones(4))
+    assert float(evenly) == pytest.approx(float(plain), rel=1e-6)
+    # Weighing the worst-called crop (the last) more raises the loss.
+    heavier = weighted_loss(logits, target, class_weight, torch.tensor([1.0, 1.0, 1.0, 3.0]))
+    assert float(heavier) > float(plain)
