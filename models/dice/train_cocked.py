@@ -39,7 +39,6 @@ from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
 from vision.dice.preprocess import (
     CROP_SIZE,
-    NEAR_BOX_MM,
     STRAIGHT_DOWN_SPAN,
     box_nearness,
     straight_down_crop,
@@ -290,7 +289,7 @@ def measure(model: torch.nn.Module, patches: torch.Tensor, cues: torch.Tensor,
 def exit_emphasis(cues: np.ndarray, weight: float) -> np.ndarray:
     """Each crop's weight in the loss (`dataset`'s cues): `weight` for a die within EXIT_MM
     of the box's inside, 1 elsewhere."""
-    at_exit = cues[:, CUES.index("near_box")] >= 1.0 - EXIT_MM / NEAR_BOX_MM
+    at_exit = cues[:, CUES.index("near_box")] >= box_nearness(EXIT_MM)
     return np.where(at_exit, weight, 1.0).astype(np.float32)
 
 
@@ -366,11 +365,12 @@ def main() -> None:
                                                    total_steps=args.epochs * steps_per_epoch)
     weight = torch.tensor([args.cocked_weight if name == "cocked" else 1.0 for name in classes],
                           device=device)
-    emphasis = torch.from_numpy(exit_emphasis(cues, args.exit_weight)).to(device)
-    at_exit = (emphasis != 1.0).cpu().numpy()
+    crop_weights = exit_emphasis(cues, args.exit_weight)
     if args.exit_weight != 1.0:
+        at_exit = crop_weights == args.exit_weight
         print(f"{int(at_exit.sum())} crops within {EXIT_MM:.0f} mm of the box, "
               f"{int((at_exit & cocked).sum())} of them cocked", flush=True)
+    emphasis = torch.from_numpy(crop_weights).to(device)
     generator = torch.Generator(device=device).manual_seed(args.seed)
     for epoch in range(args.epochs):
         model.train()
