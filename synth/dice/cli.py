@@ -24,8 +24,10 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     dice.add_argument("--out", type=Path, required=True, help="output folder")
     dice.add_argument("--count", type=int, default=100)
     dice.add_argument("--seed", type=int, default=0)
-    dice.add_argument("--scenario", choices=("mix", "throw", "lean", "stall"), default="mix",
-                      help="mix (default): throws, dice leaning on a wall or die, stalls")
+    dice.add_argument("--scenario", choices=("mix", "throw", "lean", "stall", "pile"),
+                      default="mix",
+                      help="mix (default): throws, dice leaning on a wall or die, stalls; "
+                           "pile: 3-30 dice in a heap, seen close up (for photographs)")
     dice.add_argument("--against", choices=("wall", "die"), default=None,
                       help="lean scenario: what the die leans on (default either)")
     dice.add_argument("--size", type=dice_size, default=(640, 480), help="WIDTHxHEIGHT")

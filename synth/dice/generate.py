@@ -38,14 +38,17 @@ class Options:
     against: str | None = None  # lean scenario: "wall", "die" or either
 
 
-def scene_params(seed: int, chunk: int, width: int, height: int) -> SceneParams:
+def scene_params(seed: int, chunk: int, width: int, height: int,
+                 pile: bool = False) -> SceneParams:
+    """The chunk's model; a pile's chunk holds 3-30 dice, every other chunk two."""
     rng = np.random.default_rng([seed, CHUNK_STREAM + chunk])
     half = float(rng.uniform(0.0065, 0.0095))
     die = DieShape(half=half, edge_radius=half * float(rng.uniform(0.1, 0.22)),
                    pip_spacing=float(rng.uniform(0.46, 0.54)),
                    pip_radius=float(rng.uniform(0.13, 0.18)))
     box = BoxGeometry(ramp_deg=float(rng.uniform(18.0, 27.0)))
-    return SceneParams(box=box, die=die, width=width, height=height)
+    dice = int(rng.integers(3, 31)) if pile else 2
+    return SceneParams(box=box, die=die, width=width, height=height, dice=dice)
 
 
 def pick_scenario(options: Options, rng: np.random.Generator) -> str:
@@ -59,19 +62,22 @@ def render_chunk(options: Options, chunk: int) -> list[str]:
     from synth.dice.labels import ImageLabel, camera_json, die_labels
     from synth.dice.physics import DiceWorld, Scenario, run_scenario
     from synth.dice.render import SceneRenderer, apply_effects
-    from synth.dice.style import sample_style
+    from synth.dice.style import sample_pile_style, sample_style
 
     first = chunk * CHUNK
     indices = range(first, min(first + CHUNK, options.count))
-    world = DiceWorld(scene_params(options.seed, chunk, options.width, options.height))
+    world = DiceWorld(scene_params(options.seed, chunk, options.width, options.height,
+                                   pile=options.scenario == "pile"))
     renderer = SceneRenderer(world)
     lines = []
     try:
         for i in indices:
             pick = np.random.default_rng([options.seed, i, 0])
             scenario = pick_scenario(options, pick)
-            style = sample_style(np.random.default_rng([options.seed, i, 1]), options.top_down,
-                                 into_box=scenario == "stall" and pick.random() < 0.7)
+            style_rng = np.random.default_rng([options.seed, i, 1])
+            style = sample_pile_style(style_rng, world.dice) if scenario == "pile" else \
+                sample_style(style_rng, options.top_down,
+                             into_box=scenario == "stall" and pick.random() < 0.7)
             run_scenario(world, Scenario(scenario), np.random.default_rng([options.seed, i, 2]),
                          floor_friction=style.tray_friction, against=options.against)
             renderer.apply(style)

@@ -70,7 +70,7 @@ def mask_box(mask: NDArray[np.uint8], value: int) -> tuple[Box | None, int]:
 
 def die_labels(world: DiceWorld, mask: NDArray[np.uint8]) -> list[DieLabel]:
     labels = []
-    for i in range(2):
+    for i in range(world.dice):
         state = world.state(i)
         # Flat or cocked on the surface it rests on: flat on the box's ramp is not cocked.
         face, tilt = state.top(world.support_normal(i))

@@ -1,5 +1,6 @@
 """Throwing and settling the dice in MuJoCo: a throw down the baffle box, dice placed leaning
-against a wall or the other die, and a throw meant to stall inside the box.
+against a wall or the other die, a throw meant to stall inside the box, and a handful of dice
+dropped in a heap on the tray floor.
 
 Every function takes its randomness from the `numpy.random.Generator` it is given, and MuJoCo is
 deterministic for a given model and start state, so a seed fixes the outcome.
@@ -34,6 +35,7 @@ class Scenario(StrEnum):
     THROW = "throw"  # down the baffle box into the tray
     LEAN = "lean"  # placed leaning against a tray wall or the other die
     STALL = "stall"  # down a box whose ramp grips, so dice often stop inside it
+    PILE = "pile"  # every die of the model dropped close together: touching, leaning, stacked
 
 
 @dataclass(frozen=True)
@@ -53,17 +55,18 @@ class DieState:
 
 
 class DiceWorld:
-    """A MuJoCo model of the box and two dice, with the state that a throw sets."""
+    """A MuJoCo model of the box and its dice, with the state that a throw sets."""
 
     def __init__(self, params: SceneParams) -> None:
         self.params = params
         self.model = mujoco.MjModel.from_xml_string(build_xml(params))
         self.data = mujoco.MjData(self.model)
         self.half = params.die.half
+        self.dice = params.dice
         self._hull = rounded_cube_vertices(params.die.half, params.die.edge_radius)
         m = self.model
-        self.die_bodies = [m.body(f"die{i}").id for i in range(2)]
-        joints = [m.joint(f"die{i}_joint").id for i in range(2)]
+        self.die_bodies = [m.body(f"die{i}").id for i in range(self.dice)]
+        joints = [m.joint(f"die{i}_joint").id for i in range(self.dice)]
         self._qpos = [int(m.jnt_qposadr[j]) for j in joints]
         self._qvel = [int(m.jnt_dofadr[j]) for j in joints]
         self.ramp = m.geom("ramp_low").id
@@ -139,13 +142,13 @@ class DiceWorld:
         return s.speed < REST_SPEED and s.spin < REST_SPIN
 
     def settle(self, max_seconds: float = 5.0) -> float:
-        """Step until both dice stay at rest for REST_HOLD seconds; the time it took."""
+        """Step until every die stays at rest for REST_HOLD seconds; the time it took."""
         dt = self.model.opt.timestep
         chunk = max(1, round(0.01 / dt))
         held = 0.0
         while self.data.time < max_seconds:
             mujoco.mj_step(self.model, self.data, nstep=chunk)
-            if all(self.at_rest(i) for i in range(2)):
+            if all(self.at_rest(i) for i in range(self.dice)):
                 held += chunk * dt
                 if held >= REST_HOLD:
                     break
@@ -164,6 +167,27 @@ class DiceWorld:
             vel = np.array([rng.uniform(-0.2, 0.3), rng.uniform(-0.2, 0.2),
                             rng.uniform(-1.5, -0.3)])
             self.place(i, pos, random_quat(rng), vel, rng.normal(size=3) * 15.0)
+
+    def pile(self, rng: np.random.Generator) -> None:
+        """Every die dropped from a few centimetres over one spot of the tray floor, tumbling
+        little, so they come to rest touching, leaning on and lying on each other: the heaps
+        of dice that photographs show. Each starts clear of the others (their bounding spheres
+        apart), higher the more dice already crowd the spot."""
+        box, h = self.params.box, self.half
+        clear = 2 * h * math.sqrt(3.0) + 0.001
+        spread = h * (1.0 + 0.9 * math.sqrt(self.dice))
+        centre = np.array([rng.uniform(0.35, 0.65) * box.tray_length,
+                           rng.uniform(-0.2, 0.2) * box.tray_width])
+        placed: list[FloatArray] = []
+        for i in range(self.dice):
+            radius, angle = spread * math.sqrt(rng.random()), rng.uniform(0, 2 * math.pi)
+            pos = np.array([centre[0] + radius * math.cos(angle),
+                            centre[1] + radius * math.sin(angle), clear / 2 + rng.uniform(0, 0.01)])
+            while any(np.linalg.norm(pos - other) < clear for other in placed):
+                pos[2] += 0.25 * clear
+            placed.append(pos)
+            self.place(i, pos, random_quat(rng), rng.normal(size=3) * 0.05,
+                       rng.normal(size=3) * 3.0)
 
     def resting_quat(self, rng: np.random.Generator) -> FloatArray:
         """A random flat pose: one face up, any yaw."""
@@ -245,6 +269,10 @@ def run_scenario(world: DiceWorld, scenario: Scenario, rng: np.random.Generator,
         world.reset(floor_friction=floor_friction)
         world.lean(rng, against)
         return world.settle(max_seconds=2.0)
+    if scenario is Scenario.PILE:
+        world.reset(floor_friction=floor_friction)
+        world.pile(rng)
+        return world.settle(max_seconds=4.0)
     grip = float(rng.uniform(2.5, 5.0)) if scenario is Scenario.STALL else 1.0
     world.reset(ramp_grip=grip, floor_friction=floor_friction)
     world.throw(rng)

@@ -60,7 +60,8 @@ class SceneRenderer:
         self._texture("tabletex", make_texture(style.table_kind, style.table_colour,
                                                style.texture_seed + 2))
         self._lights(style)
-        focus = np.mean([self.world.state(i).position[:2] for i in range(2)], axis=0)
+        focus = np.mean([self.world.state(i).position[:2] for i in range(self.world.dice)],
+                        axis=0)
         pos, rot = style.camera.aimed((float(focus[0]), float(focus[1]))).pose()
         m.cam_pos[self.camera] = pos
         quat = np.zeros(4)

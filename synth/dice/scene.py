@@ -1,4 +1,5 @@
-"""The MJCF scene: a baffle box (funnel, slanted panels, ramp, exit) over a walled tray, two dice.
+"""The MJCF scene: a baffle box (funnel, slanted panels, ramp, exit) over a walled tray, and the
+dice (two for a throw, more for a pile).
 
 Pure string building, no MuJoCo import. Lengths in metres; the tray floor is z = 0, the exit
 plane of the box is x = 0 (the box behind it at x < 0, the tray in front at x > 0).
@@ -50,6 +51,7 @@ class SceneParams:
     width: int = 640
     height: int = 480
     timestep: float = 0.002
+    dice: int = 2
 
 
 def _fmt(values: np.ndarray | tuple[float, ...] | list[float]) -> str:
@@ -154,7 +156,7 @@ def build_xml(params: SceneParams) -> str:
         f'<material name="die{i}" rgba="0.95 0.95 0.92 1" specular="0.4" shininess="0.5"/>'
         f'<material name="pip{i}" rgba="0.05 0.05 0.05 1" specular="0.1"/>'
         f'<material name="pipaccent{i}" rgba="0.05 0.05 0.05 1" specular="0.1"/>'
-        for i in range(2))
+        for i in range(params.dice))
     return f"""<mujoco model="baffle_box_dice">
 <compiler angle="degree" autolimits="true"/>
 <option timestep="{params.timestep}" cone="elliptic" impratio="3" noslip_iterations="0"/>
@@ -193,8 +195,7 @@ def build_xml(params: SceneParams) -> str:
   <geom name="table" type="plane" pos="0 0 {-WALL - 0.0005}" size="2 2 0.1" material="table"
       contype="0" conaffinity="0"/>
   {chr(10).join(box_geoms(box))}
-  {die_body(0, die)}
-  {die_body(1, die)}
+  {chr(10).join(die_body(i, die) for i in range(params.dice))}
 </worldbody>
 </mujoco>
 """

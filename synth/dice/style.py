@@ -102,7 +102,7 @@ class Effects:
 
 @dataclass(frozen=True)
 class Style:
-    dice: tuple[DieLook, DieLook]
+    dice: tuple[DieLook, ...]
     tray_kind: str
     tray_colour: tuple[float, float, float]
     table_kind: str
@@ -196,6 +196,23 @@ def sample_style(rng: np.random.Generator, top_down: bool = False,
                  tray_friction=float(rng.uniform(0.4, 0.9)), camera=camera, light=light,
                  effects=effects, texture_seed=int(rng.integers(2**31)),
                  pip_scale=float(rng.uniform(0.8, 1.25)))
+
+
+def sample_pile_style(rng: np.random.Generator, dice: int) -> Style:
+    """A style for a heap of `dice` dice as a photograph shows one: dice of one style or of
+    many, a camera close to the heap (the dice 15-60 pixels across at 640x480), from any side
+    but the box's and from overhead down to 30 degrees."""
+    base = sample_style(rng)
+    same = rng.random() < 0.4
+    first = sample_die_look(rng)
+    looks = (first, *(sample_die_look(rng, first.style if same else None)
+                      for _ in range(dice - 1)))
+    camera = Camera(lookat=(0.13, 0.0, 0.0), distance=float(rng.uniform(0.12, 0.35)),
+                    azimuth_deg=float(rng.uniform(-110.0, 110.0)),
+                    elevation_deg=float(rng.uniform(30.0, 90.0)),
+                    fovy_deg=float(rng.uniform(35.0, 70.0)), roll_deg=float(rng.normal(0, 8)),
+                    follow=1.0)
+    return dataclasses.replace(base, dice=looks, camera=camera)
 
 
 def _tray_colour(rng: np.random.Generator, kind: str) -> np.ndarray:

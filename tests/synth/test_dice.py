@@ -151,6 +151,40 @@ def test_same_seed_same_labels(generated: Path, tmp_path: Path) -> None:
     assert (tmp_path / "labels.jsonl").read_text() == (generated / "labels.jsonl").read_text()
 
 
+@pytest.fixture(scope="module")
+def piles(tmp_path_factory: pytest.TempPathFactory, renderer: Any) -> Path:
+    out = tmp_path_factory.mktemp("piles")
+    for _ in generate(Options(out=out, count=3, seed=2, width=320, height=240,
+                              scenario="pile")):
+        pass
+    return out
+
+
+def test_a_pile_labels_every_die_of_its_model(piles: Path) -> None:
+    dice = scene_params(2, 0, 320, 240, pile=True).dice
+    assert 3 <= dice <= 30
+    for line in _labels(piles):
+        assert line["scenario"] == "pile"
+        assert len(line["dice"]) == dice
+        mask = cv2.imread(str(piles / line["mask"]), cv2.IMREAD_UNCHANGED)
+        assert set(np.unique(mask)) <= set(range(dice + 1))
+        for k, die in enumerate(line["dice"]):
+            assert die["visible_px"] == int(np.count_nonzero(mask == k + 1))
+        # the camera is aimed at the heap: most of its dice are in the picture
+        assert sum(die["box"] is not None for die in line["dice"]) >= 0.8 * dice
+
+
+def test_a_pile_comes_to_rest_with_dice_touching() -> None:
+    world = DiceWorld(dataclasses.replace(scene_params(2, 0, 320, 240), dice=8))
+    run_scenario(world, Scenario.PILE, np.random.default_rng(4))
+    centres = np.array([world.state(d).position for d in range(8)])
+    assert all(world.at_rest(d) for d in range(8))
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)[np.triu_indices(8, 1)]
+    # two dice whose centres lie under 1.5 edges apart touch or nearly so
+    assert int(np.sum(gaps < 3 * world.half)) >= 2
+    assert float(centres[:, 2].min()) > 0.0  # on the tray floor, none fell through
+
+
 def test_lean_scenario_gives_cocked_dice(renderer: Any) -> None:
     world = renderer.world
     cocked = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from synth.dice.style import DICE_STYLES, sample_die_look
+from synth.dice.style import DICE_STYLES, sample_die_look, sample_pile_style
 
 
 def _luminance(rgba: tuple[float, ...]) -> float:
@@ -20,3 +20,16 @@ def test_every_die_look_has_pips_a_judge_can_see() -> None:
             body = _luminance(look.body)
             for pip in (look.pip, look.accent):
                 assert abs(body - _luminance(pip)) > 0.25, (style, look)
+
+
+def test_a_pile_style_dresses_every_die_and_looks_at_the_heap_from_the_tray_side() -> None:
+    styles = [sample_pile_style(np.random.default_rng(seed), 12) for seed in range(40)]
+    assert all(len(style.dice) == 12 for style in styles)
+    # some heaps are of one style of dice, some mixed
+    kinds = [len({look.style for look in style.dice}) for style in styles]
+    assert min(kinds) == 1 and max(kinds) > 1
+    for style in styles:
+        camera = style.camera
+        assert camera.follow == 1.0  # aimed at the dice, wherever the heap lies
+        assert 30.0 <= camera.elevation_deg <= 90.0
+        assert abs(camera.azimuth_deg) <= 110.0  # never from behind the box's tower
