@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,9 @@ from vision.dice.zones import DiceZones
 SHARED_DICE = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-photos"
 NEAR_DUPLICATE_CORRELATION = 0.97
 MIN_DIE_PIXELS = 12  # smaller dice show no countable pips
+# Of a heap picture's median die pixels in sight: a die showing less is partly hidden by
+# others, and nobody can be sure of its top face
+WHOLE_IN_SIGHT = 0.7
 
 
 def too_small(box: np.ndarray) -> bool:
@@ -198,6 +201,21 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         view = zones.view if zones is not None else _view(camera)
         found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box,
                                    zones))
+    return found
+
+
+def heaps(directory: Path, min_visible_pixels: int = 100) -> list[LabelledImage]:
+    """Rendered heaps of dice (`synth dice --scenario pile`) read as photographs: every die in
+    sight as `synthetic` gives it, those partly hidden by others (under WHOLE_IN_SIGHT of
+    the picture's median pixels in sight) marked unreadable, as a judged photograph's are;
+    a die leaning on another is cocked, as the generator labels it."""
+    records = [json.loads(line) for line in (directory / "labels.jsonl").read_text().splitlines()]
+    found = []
+    for record, item in zip(records, synthetic(directory, min_visible_pixels), strict=True):
+        shown = np.array([d["visible_px"] for d in record["dice"]
+                          if d["box"] is not None and d["visible_px"] >= min_visible_pixels])
+        readable = shown >= WHOLE_IN_SIGHT * np.median(shown) if len(shown) else shown > 0
+        found.append(replace(item, readable=readable))
     return found
 
 

@@ -1,12 +1,13 @@
 """Measure the dice reader on pictures it never trained on.
 
     python -m models.dice.evaluate [--out models/dice/evaluation.json]
-        [--synthetic-test DIR] [--game-test GAME_DIR ...]
+        [--synthetic-test DIR] [--heaps-test DIR] [--game-test GAME_DIR ...]
     python -m models.dice.evaluate --halves [--models DIR]
 
 Held-out sets: rune55 test and valid without the near-duplicates of train images (see
 models/dice/data.py), desk-webcam, a second source held back from training entirely, and,
-when given, rendered tray scenes and `synth game` videos of seeds never trained on.
+when given, rendered tray scenes, rendered heaps of dice (read as photographs) and `synth
+game` videos of seeds never trained on.
 A detection matches a labelled die when its centre falls inside the label's box (grown by
 half: desk-webcam boxes frame the top face only), or else when its box holds the label's
 centre. Dice smaller than MIN_DIE_PIXELS show no countable pips and are reported apart.
@@ -36,6 +37,7 @@ from models.dice.data import (
     desk_webcam,
     drop_near_duplicates,
     game_frames,
+    heaps,
     rune55,
     rune55_source,
     synthetic,
@@ -338,6 +340,9 @@ def main() -> None:
     parser.add_argument("--models", type=Path, help="folder of the ONNX models (default: ours)")
     parser.add_argument("--synthetic-test", type=Path, action="append", default=[],
                         help="rendered scenes never trained on (nardy-referee synth dice)")
+    parser.add_argument("--heaps-test", type=Path, action="append", default=[],
+                        help="rendered heaps of dice never trained on (synth dice --scenario "
+                             "pile), read as photographs")
     parser.add_argument("--game-test", type=Path, nargs="+", default=[],
                         help="`synth game` folders of seeds never trained on")
     parser.add_argument("--only-games", action="store_true",
@@ -364,6 +369,9 @@ def main() -> None:
         results[f"synthetic {directory.name} (never trained on)"] = score_cocked(reader, scenes)
         results[f"synthetic {directory.name}, tray view calibrated"] = score_cocked(
             reader, scenes, calibrated=True)
+    for directory in args.heaps_test:
+        results[f"heaps {directory.name} (never trained on)"] = score(photographs,
+                                                                      heaps(directory))
     if args.game_test:
         results["synth game videos (seeds never trained on)"] = score_game(reader, args.game_test)
     text = json.dumps(results, indent=2)

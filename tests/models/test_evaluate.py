@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -183,3 +184,20 @@ def test_copies_of_one_photograph_and_neighbouring_frames_share_a_half() -> None
     names += [f"{n:05d}_jpg.rf.a.jpg" for n in range(200)]
     share = np.mean([half(name) for name in names])
     assert 0.4 < share < 0.6
+
+
+def test_a_die_of_a_heap_hidden_in_part_counts_neither_way(tmp_path: Path) -> None:
+    from models.dice.data import heaps
+
+    cv2.imwrite(str(tmp_path / "heap.jpg"), np.zeros((100, 200, 3), np.uint8))
+
+    def die(box: list[int], shown: int, value: int | None) -> dict[str, object]:
+        return {"box": box, "visible_px": shown, "value": value, "cocked": value is None}
+
+    # three dice whole in sight (one of them leaning, cocked), one half hidden, one a sliver
+    dice = [die([0, 0, 20, 20], 400, 3), die([30, 0, 20, 20], 380, None),
+            die([60, 0, 20, 20], 410, 5), die([90, 0, 20, 20], 190, 2), die([120, 0, 9, 9], 60, 1)]
+    (tmp_path / "labels.jsonl").write_text(json.dumps({"image": "heap.jpg", "dice": dice}))
+    (heap,) = heaps(tmp_path)
+    assert heap.values.tolist() == [3, 0, 5, 2]  # the sliver is out of sight
+    assert heap.readable_dice().tolist() == [True, True, True, False]
