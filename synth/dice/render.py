@@ -12,9 +12,11 @@ from numpy.typing import NDArray
 
 from synth.dice._mujoco import mujoco
 from synth.dice.physics import DiceWorld
-from synth.dice.style import Style, make_texture
+from synth.dice.scene import DIE_TEXTURE_SIZE
+from synth.dice.style import Style, make_texture, marble_texture
 
 Image = NDArray[np.uint8]
+RGB_ROLE = 1  # mjtTextureRole.mjTEXROLE_RGB: the material's colour texture
 
 
 class SceneRenderer:
@@ -36,6 +38,7 @@ class SceneRenderer:
         self._pip_size = m.geom_size.copy()
         self._pip_pos = m.geom_pos.copy()
         self._textures = {name: m.texture(name).id for name in ("traytex", "woodtex", "tabletex")}
+        self._textures |= {f"dietex{i}": m.texture(f"dietex{i}").id for i in range(world.dice)}
 
     def close(self) -> None:
         self.renderer.close()
@@ -46,7 +49,14 @@ class SceneRenderer:
         between its `lookat` and the dice where they lie now (so apply after the throw)."""
         m = self.world.model
         for i, look in enumerate(style.dice):
-            m.mat_rgba[m.material(f"die{i}").id] = look.body
+            material = m.material(f"die{i}").id
+            m.mat_rgba[material] = look.body
+            if look.veins is None:
+                m.mat_texid[material, RGB_ROLE] = -1
+            else:  # the texture holds the colours; the material's alpha stays
+                self._texture(f"dietex{i}", marble_texture(look, DIE_TEXTURE_SIZE))
+                m.mat_texid[material, RGB_ROLE] = self._textures[f"dietex{i}"]
+                m.mat_rgba[material, :3] = 1.0
             m.mat_specular[m.material(f"die{i}").id] = look.specular
             m.mat_shininess[m.material(f"die{i}").id] = look.shininess
             m.mat_rgba[m.material(f"pip{i}").id] = look.pip

@@ -15,6 +15,7 @@ import numpy as np
 from synth.dice.geometry import FACE_NORMALS, pip_centres, quat_from_z, rounded_cube_vertices
 
 TEXTURE_SIZE = 256
+DIE_TEXTURE_SIZE = 64  # a side of a die's cube texture (a marbled body); unused by plain dice
 WALL = 0.006  # wall thickness
 
 
@@ -153,6 +154,8 @@ def build_xml(params: SceneParams) -> str:
     offw = max(params.width, 640)
     offh = max(params.height, 480)
     materials = "\n".join(
+        f'<texture name="dietex{i}" type="cube" builtin="flat" width="{DIE_TEXTURE_SIZE}" '
+        f'height="{DIE_TEXTURE_SIZE}" rgb1="1 1 1"/>'
         f'<material name="die{i}" rgba="0.95 0.95 0.92 1" specular="0.4" shininess="0.5"/>'
         f'<material name="pip{i}" rgba="0.05 0.05 0.05 1" specular="0.1"/>'
         f'<material name="pipaccent{i}" rgba="0.05 0.05 0.05 1" specular="0.1"/>'

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from synth.board.textures import value_noise
 from synth.dice.scene import TEXTURE_SIZE
 
 RGBA = tuple[float, float, float, float]
@@ -32,6 +33,7 @@ _TRANSLUCENT_TINTS = (((0.8, 0.1, 0.1), _WHITE_PIPS), ((0.1, 0.55, 0.2), _WHITE_
                       ((0.1, 0.25, 0.8), _WHITE_PIPS), ((0.9, 0.6, 0.05), _WHITE_PIPS),
                       ((0.85, 0.85, 0.9), (0.06, 0.06, 0.08)))
 TRAY_KINDS = ("felt", "leather", "wood", "cloth", "plain")
+MARBLED_SHARE = 0.5  # of a heap's dice: photographs' heaps are often of dice from sets
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class DieLook:
     accent: RGBA
     specular: float
     shininess: float
+    veins: tuple[float, float, float] | None = None  # a marbled body's second colour
+    pattern_seed: int = 0  # where its veins run
 
 
 @dataclass(frozen=True)
@@ -205,14 +209,31 @@ def sample_pile_style(rng: np.random.Generator, dice: int) -> Style:
     base = sample_style(rng)
     same = rng.random() < 0.4
     first = sample_die_look(rng)
-    looks = (first, *(sample_die_look(rng, first.style if same else None)
-                      for _ in range(dice - 1)))
+    looks = tuple(_marbled(rng, look) if rng.random() < MARBLED_SHARE else look
+                  for look in (first, *(sample_die_look(rng, first.style if same else None)
+                                        for _ in range(dice - 1))))
     camera = Camera(lookat=(0.13, 0.0, 0.0), distance=float(rng.uniform(0.12, 0.35)),
                     azimuth_deg=float(rng.uniform(-110.0, 110.0)),
                     elevation_deg=float(rng.uniform(30.0, 90.0)),
                     fovy_deg=float(rng.uniform(35.0, 70.0)), roll_deg=float(rng.normal(0, 8)),
                     follow=1.0)
     return dataclasses.replace(base, dice=looks, camera=camera)
+
+
+def _marbled(rng: np.random.Generator, look: DieLook) -> DieLook:
+    """The look with veins of another colour through its body, as many dice sold in sets
+    have; the veins are drawn towards the body's brightness, so the pips keep most of their
+    contrast."""
+    body = np.array(look.body[:3])
+    other = rng.uniform(0.0, 1.0, 3)
+    other += (_luminance(body) - _luminance(other)) * rng.uniform(0.6, 1.0)
+    veins = np.clip(0.2 * body + 0.8 * other, 0.0, 1.0)
+    return dataclasses.replace(look, veins=(float(veins[0]), float(veins[1]), float(veins[2])),
+                               pattern_seed=int(rng.integers(2**31)))
+
+
+def _luminance(rgb: np.ndarray) -> float:
+    return float(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2])
 
 
 def _tray_colour(rng: np.random.Generator, kind: str) -> np.ndarray:
@@ -250,3 +271,18 @@ def make_texture(kind: str, colour: tuple[float, float, float], seed: int,
         shade = 1.0 + 0.015 * rng.standard_normal((size, size))
     image = np.clip(base * shade[..., None], 0.0, 1.0)
     return (image * 255).astype(np.uint8)
+
+
+def marble_texture(look: DieLook, size: int) -> NDArray[np.uint8]:
+    """A marbled die's six faces as a MuJoCo cube texture, (6 * size, size, 3) RGB: its body
+    colour with thin veins of `look.veins` bent by smooth noise."""
+    if look.veins is None:
+        raise ValueError("the look has no veins")
+    rng = np.random.default_rng(look.pattern_seed)
+    body, veins = np.array(look.body[:3]), np.array(look.veins)
+    faces = []
+    for _ in range(6):
+        flow = value_noise(rng, size, size, float(rng.uniform(size / 5, size / 2)))
+        vein = (0.5 + 0.5 * np.sin(2 * np.pi * flow * rng.uniform(2.0, 5.0))) ** 2
+        faces.append(body * (1.0 - vein[..., None]) + veins * vein[..., None])
+    return np.asarray(np.clip(np.concatenate(faces), 0.0, 1.0) * 255, dtype=np.uint8)

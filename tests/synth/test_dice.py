@@ -85,6 +85,27 @@ def _count_pips(renderer: Any, die: int) -> int:
     return sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 4)
 
 
+def test_a_marbled_die_shows_its_veins_and_a_plain_one_none(renderer: Any) -> None:
+    world = renderer.world
+    world.reset()
+    world.place(0, np.array([0.12, 0.0, world.half]), np.array([1.0, 0, 0, 0]))
+    world.place(1, np.array([0.2, 0.06, world.half]), np.array([1.0, 0, 0, 0]))
+    plain = sample_die_look(np.random.default_rng(0), "white")
+    marbled = dataclasses.replace(plain, veins=(0.3, 0.45, 0.95), pattern_seed=3)
+    camera = Camera(lookat=(0.12, 0.0, 0.0), distance=0.09, azimuth_deg=0.0,
+                    elevation_deg=90.0, fovy_deg=30.0)
+    spreads = []
+    for look in (plain, marbled, plain):
+        renderer.apply(dataclasses.replace(sample_style(np.random.default_rng(1)),
+                                           dice=(look, look), camera=camera))
+        rgb, mask = renderer.render()
+        inside = cv2.erode((mask == 1).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+        body = rgb[inside & (rgb.max(axis=2) >= 90)].astype(float)  # the pips left out
+        spreads.append(float(body[:, 2].std() + body[:, 0].std()))
+    assert spreads[1] > 2 * spreads[0], spreads
+    assert spreads[2] == pytest.approx(spreads[0])  # the texture is taken off again
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_top_value_matches_rendered_pips(renderer: Any, seed: int) -> None:
     world = renderer.world
