@@ -15,6 +15,7 @@ statistics. Prints how far the rebuilt network is from the export on those crops
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ from torch import nn
 from models.dice.data import synthetic
 from models.dice.detector_targets import augment
 from models.dice.nets import DiceDetector, DieClassifier
-from models.dice.train_cocked import centred, dataset, with_cues
+from models.dice.train_cocked import centred, dataset, told, with_cues
 from models.dice.train_detector import load
 from vision.dice.preprocess import DETECTOR_SIZE
 
@@ -145,11 +146,11 @@ def main() -> None:
         model: nn.Module = unfolded_detector(args.onnx, sample)
     else:
         patches, cues, _ = dataset(args.synthetic, 1, 0, 1)
-        # The cues the export is told, in train_cocked.CUES's order, after the crop.
-        told = export.get_inputs()[0].shape[1] - 1
+        # The cues the export is told, as the config its run wrote beside it says.
+        columns = told(json.loads(args.onnx.with_suffix(".json").read_text()))
         chosen = np.random.default_rng(0).permutation(len(patches))[:SAMPLE]
         sample = with_cues(centred(torch.from_numpy(patches[chosen])),
-                           torch.from_numpy(cues[chosen, :told]))
+                           torch.from_numpy(cues[chosen][:, columns]))
         model = unfolded(args.onnx, sample)
     exported = export.run(None, {name: sample.numpy()})[0]
     with torch.no_grad():

@@ -26,7 +26,9 @@ import argparse
 import hashlib
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -242,9 +244,10 @@ def with_cues(crops: torch.Tensor, cues: torch.Tensor) -> torch.Tensor:
                      dim=1)
 
 
-def told(args: argparse.Namespace) -> list[int]:
-    """The columns of `dataset`'s cues the network is told, as its flags say."""
-    return [index for index, cue in enumerate(CUES) if getattr(args, cue)]
+def told(flags: Mapping[str, Any]) -> list[int]:
+    """The columns of `dataset`'s cues the network is told, as its flags say (the command
+    line's, or the `slope` and `near_box` of the config a run writes beside its export)."""
+    return [index for index, cue in enumerate(CUES) if flags.get(cue)]
 
 
 def targets(labels: np.ndarray, values: bool) -> np.ndarray:
@@ -339,7 +342,7 @@ def main() -> None:
     started = time.time()
     patches, cues, labels = dataset(args.synthetic, args.variants, args.seed, args.workers,
                                     args.detector_boxes)
-    columns = told(args)
+    columns = told(vars(args))
     cocked = labels == 0
     print(f"{len(cocked)} crops, {int(cocked.sum())} cocked, {time.time() - started:.0f}s",
           flush=True)

@@ -80,7 +80,7 @@ def test_each_crop_is_told_its_slope_and_how_near_the_box_its_die_lies(tmp_path:
     assert at_exit > 0.8 and mid_tray == 0.0  # 6 mm and 130 mm from the box
     assert exit_slope > middle_slope >= 0.0  # the camera stands over the tray's middle
     # The network is told the cues its flags name, each a constant channel after the crop.
-    columns = told(Namespace(slope=False, near_box=True))
+    columns = told({"slope": False, "near_box": True})
     crops = with_cues(torch.zeros(2, 1, 48, 48), torch.from_numpy(cues[:, columns]))
     assert crops.shape == (2, 2, 48, 48) and float(crops[0, 1].min()) == pytest.approx(at_exit)
 
