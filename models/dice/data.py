@@ -190,8 +190,7 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
     found = []
     for line in (directory / "labels.jsonl").read_text().splitlines():
         record = json.loads(line)
-        dice = [d for d in record["dice"]
-                if d["box"] is not None and d.get("visible_px", 1 << 30) >= min_visible_pixels]
+        dice = [d for d in record["dice"] if _in_sight(d, min_visible_pixels)]
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
@@ -213,10 +212,16 @@ def heaps(directory: Path, min_visible_pixels: int = 100) -> list[LabelledImage]
     found = []
     for record, item in zip(records, synthetic(directory, min_visible_pixels), strict=True):
         shown = np.array([d["visible_px"] for d in record["dice"]
-                          if d["box"] is not None and d["visible_px"] >= min_visible_pixels])
+                          if _in_sight(d, min_visible_pixels)])
         readable = shown >= WHOLE_IN_SIGHT * np.median(shown) if len(shown) else shown > 0
         found.append(replace(item, readable=readable))
     return found
+
+
+def _in_sight(die: dict[str, Any], min_visible_pixels: int) -> bool:
+    """Whether a rendered die's label shows enough of it for a camera to see it (labels
+    written before `visible_px` was recorded count every die with a box)."""
+    return die["box"] is not None and die.get("visible_px", 1 << 30) >= min_visible_pixels
 
 
 def _zones(camera: dict[str, Any]) -> DiceZones | None:

@@ -57,8 +57,8 @@ class SceneRenderer:
                 self._texture(f"dietex{i}", marble_texture(look, DIE_TEXTURE_SIZE))
                 m.mat_texid[material, RGB_ROLE] = self._textures[f"dietex{i}"]
                 m.mat_rgba[material, :3] = 1.0
-            m.mat_specular[m.material(f"die{i}").id] = look.specular
-            m.mat_shininess[m.material(f"die{i}").id] = look.shininess
+            m.mat_specular[material] = look.specular
+            m.mat_shininess[material] = look.shininess
             m.mat_rgba[m.material(f"pip{i}").id] = look.pip
             m.mat_rgba[m.material(f"pipaccent{i}").id] = look.accent
             for g in self.pips[i]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,13 +227,14 @@ def _marbled(rng: np.random.Generator, look: DieLook) -> DieLook:
     contrast."""
     body = np.array(look.body[:3])
     other = rng.uniform(0.0, 1.0, 3)
-    other += (_luminance(body) - _luminance(other)) * rng.uniform(0.6, 1.0)
+    other += (luminance(body) - luminance(other)) * rng.uniform(0.6, 1.0)
     veins = np.clip(0.2 * body + 0.8 * other, 0.0, 1.0)
     return dataclasses.replace(look, veins=(float(veins[0]), float(veins[1]), float(veins[2])),
                                pattern_seed=int(rng.integers(2**31)))
 
 
-def _luminance(rgb: np.ndarray) -> float:
+def luminance(rgb: Sequence[float] | np.ndarray) -> float:
+    """A colour's brightness as the eye weighs it (its first three channels, 0-1)."""
     return float(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2])
 
 

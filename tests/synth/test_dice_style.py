@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synth.dice.style import DICE_STYLES, marble_texture, sample_die_look, sample_pile_style
-
-
-def _luminance(rgba: tuple[float, ...]) -> float:
-    return 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2]
+from synth.dice.style import (
+    DICE_STYLES,
+    luminance,
+    marble_texture,
+    sample_die_look,
+    sample_pile_style,
+)
 
 
 def test_every_die_look_has_pips_a_judge_can_see() -> None:
@@ -18,9 +20,9 @@ def test_every_die_look_has_pips_a_judge_can_see() -> None:
     for style in DICE_STYLES:
         for _ in range(200):
             look = sample_die_look(rng, style)
-            body = _luminance(look.body)
+            body = luminance(look.body)
             for pip in (look.pip, look.accent):
-                assert abs(body - _luminance(pip)) > 0.25, (style, look)
+                assert abs(body - luminance(pip)) > 0.25, (style, look)
 
 
 def test_a_pile_style_dresses_every_die_and_looks_at_the_heap_from_the_tray_side() -> None:
@@ -42,8 +44,8 @@ def test_half_a_heaps_dice_are_marbled_and_keep_their_pips_visible() -> None:
     marbled = [look for look in looks if look.veins is not None]
     assert 0.35 < len(marbled) / len(looks) < 0.65
     for look in marbled:  # the veins keep to the body's side of its pips
-        body, pip = _luminance(look.body), _luminance(look.pip)
-        assert abs(_luminance(look.veins) - pip) > 0.5 * abs(body - pip), look
+        body, pip = luminance(look.body), luminance(look.pip)
+        assert abs(luminance(look.veins) - pip) > 0.5 * abs(body - pip), look
 
 
 def test_a_marbled_body_is_a_cube_texture_of_two_colours() -> None:
