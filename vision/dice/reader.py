@@ -64,6 +64,11 @@ PHOTOGRAPH_MIRRORS = 3
 # read again from its box moved up by a quarter of its height (held-out photographs: six of
 # desk-webcam's ten misread dice were their front face read, models/dice/experiments.md).
 PHOTOGRAPH_LIFT = 0.25
+# Photographs have a detector of their own, trained five times longer and with dice-free desk
+# pictures (models/dice/README.md): it finds more of a photograph's dice and fewer keys, but
+# the tray camera's classifier reads its boxes worse than the tray detector's, and the tray
+# keeps the detector its other networks were trained on (models/dice/experiments.md).
+PHOTOGRAPH_DETECTOR = "photo_detector"
 UNSURE_COCKED = 0.3  # a cocked probability within this of 0.5 gets a second look
 PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 3x3
 # Two readings the framer puts on one die (their framed boxes' intersection over union at
@@ -151,13 +156,16 @@ def same_die(weaker: Box, stronger: Box) -> bool:
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
                  detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9,
-                 mirrors: int = 0, any_look: bool = False, lift: float = 0.0) -> None:
+                 mirrors: int = 0, any_look: bool = False, lift: float = 0.0,
+                 detector: str = "detector") -> None:
         """`mirrors`: mirror images the detector also looks at (0, 1 or 3), its maps averaged
         over the looks; `any_look`: a die is proposed where any look sees one (the highest
         heat of the looks, the sizes and offsets still averaged), to look harder for a die
         known to be missing; `lift`: without a tray view, an unsure crop is also read from
-        its box moved up by this share of its height, the two readings averaged."""
-        self.detector = load_model(model_dir / "detector.onnx", threads)
+        its box moved up by this share of its height, the two readings averaged; `detector`:
+        the name of the detector's network (with its .json) in `model_dir`."""
+        self.detector_file = model_dir / f"{detector}.onnx"
+        self.detector = load_model(self.detector_file, threads)
         self.classifier = load_model(model_dir / "classifier.onnx", threads)
         config = json.loads((model_dir / "classifier.json").read_text())
         self.classes: list[str] = config["classes"]
@@ -165,7 +173,8 @@ class DiceReader:
         self.none_column = self.classes.index("none")
         self.cocked_column = self.classes.index("cocked")
         self.context_span = float(config.get("context_span", 0.0))
-        self.input_size = int(json.loads((model_dir / "detector.json").read_text())["input_size"])
+        self.input_size = int(json.loads(self.detector_file.with_suffix(".json").read_text())[
+            "input_size"])
         self.cocked_model = self.faces_model = self.framer = None
         if (model_dir / "cocked.onnx").exists():
             self.cocked_model = load_model(model_dir / "cocked.onnx", threads)
@@ -200,9 +209,13 @@ class DiceReader:
 
     @classmethod
     def for_photographs(cls, model_dir: Path = MODEL_DIR, threads: int = 1) -> DiceReader:
-        """A reader of photographs, as `read-dice` reads them: the detector's mirrored
-        looks, and the lifted look for dice seen at a slant."""
-        return cls(model_dir, threads, mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT)
+        """A reader of photographs, as `read-dice` reads them: the photographs' detector
+        (where `model_dir` has one; folders of models made before it have not) with its
+        mirrored looks, and the lifted look for dice seen at a slant."""
+        detector = PHOTOGRAPH_DETECTOR if (
+            model_dir / f"{PHOTOGRAPH_DETECTOR}.onnx").exists() else "detector"
+        return cls(model_dir, threads, mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT,
+                   detector=detector)
 
     def looking_harder(self) -> DiceReader:
         """This reader, its networks shared, with the detector looking at the three mirror
