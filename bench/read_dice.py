@@ -4,7 +4,7 @@ changed: this is its worst case). Goal: under 10 ms, so two cameras run at 30 fp
 cores.
 
     python bench/read_dice.py [--frames 200] [--turns N] [--view] [--mirrors N] [--repeats N]
-        [IMAGE ...]
+        [--photographs] [IMAGE ...]
 
 Without images it uses frames of two dice drawn on a tray-coloured background.
 """
@@ -61,6 +61,9 @@ def main() -> None:
     parser.add_argument("--mirrors", type=int, default=0,
                         help="mirror images the detector also looks at (read-dice reads "
                              "photographs with 3; the tray camera with none)")
+    parser.add_argument("--photographs", action="store_true",
+                        help="read as read-dice reads a photograph (DiceReader.for_photographs: "
+                             "the photographs' detector, its mirrored looks, the lifted look)")
     parser.add_argument("--repeats", type=int, default=1,
                         help="time the frames this many times and give the median: on a busy "
                              "machine one pass can be a millisecond off")
@@ -71,7 +74,8 @@ def main() -> None:
     frames = [cv2.resize(read_image(p), (640, 480)) for p in args.images] or [
         drawn_frame(rng) for _ in range(20)
     ]
-    reader = DiceReader(threads=1, turns=args.turns, mirrors=args.mirrors)
+    reader = (DiceReader.for_photographs(threads=1) if args.photographs
+              else DiceReader(threads=1, turns=args.turns, mirrors=args.mirrors))
     view = None
     if args.view:
         elevation = np.radians(50.0)

@@ -22,6 +22,7 @@ TRAINING_MODULES = {
     "models.dice.train_detector",
     "models.dice.train_framer",
     "models.dice.from_onnx",
+    "models.dice.ensemble",
 }
 
 

@@ -21,6 +21,10 @@ from models.dice.nets import DiceDetector
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import DETECTOR_SIZE
 
+# The export's input and output, as the reader runs it (vision/dice/reader.py).
+DETECTOR_NAMES = ("image", "maps")
+DETECTOR_AXES = {"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}}
+
 
 def focal_loss(logits: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
     """CenterNet's penalty-reduced focal loss, averaged over the number of centres."""
@@ -104,7 +108,7 @@ def main() -> None:
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / len(epoch_batches):.4f} "
               f"{time.time() - started:.0f}s", flush=True)
     save(model, args, "detector", torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE),
-         ("image", "maps"), {"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
+         DETECTOR_NAMES, DETECTOR_AXES,
          {"input_size": DETECTOR_SIZE, "stride": STRIDE, "images": len(data),
           "real_repeat": args.real_repeat})
 
