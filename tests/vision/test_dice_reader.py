@@ -240,26 +240,30 @@ def test_looking_harder_proposes_a_die_that_any_look_sees() -> None:
     assert not readers["one look"].mirrored_axes and not readers["one look"].any_look
 
 
+def read_desk_webcam(reader: DiceReader) -> tuple[int, int]:
+    """Dice read right and dice invented on desk-webcam's first 150 training photographs
+    (desk-webcam is never trained on)."""
+    from models.dice.data import desk_webcam
+    from models.dice.evaluate import match
+
+    right = invented = 0
+    for item in desk_webcam("Train")[:150]:
+        for truth, value in match(item, reader.read(cv2.imread(str(item.path)))):
+            invented += truth == -1
+            right += truth != -1 and value == truth
+    return right, invented
+
+
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_looking_at_a_photograph_mirrored_invents_fewer_dice() -> None:
     # Desk-webcam, never trained on: keyboard keys raise a heatmap peak in one look and not
     # in its mirror images. On these 150 photographs the committed models invent 26 dice in
     # one look and 15 in four, and read 438 and 436 dice right (over all of desk-webcam the
     # four looks read 2 more right).
-    from models.dice.data import desk_webcam
-    from models.dice.evaluate import match
     from vision.dice.reader import PHOTOGRAPH_MIRRORS
 
-    def read(reader: DiceReader) -> tuple[int, int]:
-        right = invented = 0
-        for item in desk_webcam("Train")[:150]:
-            for truth, value in match(item, reader.read(cv2.imread(str(item.path)))):
-                invented += truth == -1
-                right += truth != -1 and value == truth
-        return right, invented
-
-    right_once, invented_once = read(DiceReader())
-    right_mirrored, invented_mirrored = read(DiceReader(mirrors=PHOTOGRAPH_MIRRORS))
+    right_once, invented_once = read_desk_webcam(DiceReader())
+    right_mirrored, invented_mirrored = read_desk_webcam(DiceReader(mirrors=PHOTOGRAPH_MIRRORS))
     assert right_mirrored >= right_once - 3
     assert invented_mirrored <= invented_once - 8
 
@@ -307,20 +311,11 @@ def test_the_photographs_detector_takes_fewer_desk_things_for_dice() -> None:
     # Desk-webcam, never trained on. On these 150 photographs, read as `read-dice` reads
     # them, the photographs' detector invents 3 dice (laptop keys, a cable's label) and
     # reads 442 of 448 right; the tray camera's detector invents 12 and reads 440.
-    from models.dice.data import desk_webcam
-    from models.dice.evaluate import match
     from vision.dice.reader import PHOTOGRAPH_LIFT, PHOTOGRAPH_MIRRORS
 
-    def read(reader: DiceReader) -> tuple[int, int]:
-        right = invented = 0
-        for item in desk_webcam("Train")[:150]:
-            for truth, value in match(item, reader.read(cv2.imread(str(item.path)))):
-                invented += truth == -1
-                right += truth != -1 and value == truth
-        return right, invented
-
-    right_tray, invented_tray = read(DiceReader(mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT))
-    right_photo, invented_photo = read(DiceReader.for_photographs())
+    right_tray, invented_tray = read_desk_webcam(
+        DiceReader(mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT))
+    right_photo, invented_photo = read_desk_webcam(DiceReader.for_photographs())
     assert right_photo >= right_tray - 2
     assert invented_photo <= invented_tray - 5
 
