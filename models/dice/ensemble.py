@@ -1,6 +1,6 @@
 """Detectors trained apart, exported as one network whose maps are the average of theirs.
 
-    python -m models.dice.ensemble /tmp/s9/L3/detector.pt /tmp/s10/PR/detector.pt \\
+    python -m models.dice.ensemble /tmp/photo_a/detector.pt /tmp/photo_b/detector.pt \\
         --out models/dice --name photo_detector
 
 The photographs' detector is two runs of `train_detector` averaged (models/dice/README.md):
@@ -23,6 +23,7 @@ from torch import nn
 from models.dice.detector_targets import STRIDE
 from models.dice.nets import DiceDetector
 from models.dice.train_detector import DETECTOR_AXES, DETECTOR_NAMES
+from models.dice.training import export_onnx
 from vision.dice.preprocess import DETECTOR_SIZE
 
 
@@ -45,17 +46,16 @@ def export(members: list[Path], out: Path, name: str) -> Path:
         detector = DiceDetector()
         detector.load_state_dict(torch.load(path))
         detectors.append(detector)
-    model = AveragedDetector(detectors).eval()
     out.mkdir(parents=True, exist_ok=True)
     onnx_path = out / f"{name}.onnx"
-    torch.onnx.export(model, (torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE),), str(onnx_path),
-                      input_names=[DETECTOR_NAMES[0]], output_names=[DETECTOR_NAMES[1]],
-                      dynamic_axes=DETECTOR_AXES, opset_version=17, dynamo=False)
-    configs = [json.loads(path.with_suffix(".json").read_text())
-               if path.with_suffix(".json").exists() else None for path in members]
+    export_onnx(AveragedDetector(detectors), torch.zeros(1, 3, DETECTOR_SIZE, DETECTOR_SIZE),
+                onnx_path, DETECTOR_NAMES, DETECTOR_AXES)
+    configs = [path.with_suffix(".json") for path in members]
     config = {"input_size": DETECTOR_SIZE, "stride": STRIDE,
-              "members": [{"weights": str(path), "config": member}
-                          for path, member in zip(members, configs, strict=True)]}
+              "members": [{"weights": str(path),
+                           "config": json.loads(json_path.read_text())
+                           if json_path.exists() else None}
+                          for path, json_path in zip(members, configs, strict=True)]}
     (out / f"{name}.json").write_text(json.dumps(config, indent=2) + "\n")
     return onnx_path
 

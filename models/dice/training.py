@@ -83,6 +83,16 @@ def start_from(model: torch.nn.Module, args: argparse.Namespace,
     return model
 
 
+def export_onnx(model: torch.nn.Module, example: torch.Tensor, path: Path,
+                names: tuple[str, str], dynamic_axes: dict[str, dict[int, str]]) -> None:
+    """`model` in eval mode as ONNX at `path`, as onnxruntime runs it in the reader: one
+    input and one output, named `names`."""
+    model.eval()
+    torch.onnx.export(model, (example,), str(path), input_names=[names[0]],
+                      output_names=[names[1]], dynamic_axes=dynamic_axes, opset_version=17,
+                      dynamo=False)
+
+
 def save(
     model: torch.nn.Module,
     args: argparse.Namespace,
@@ -97,10 +107,7 @@ def save(
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.out / f"{name}.pt")
     path = args.out / f"{name}.onnx"
-    model.eval()
-    torch.onnx.export(model, (example,), str(path), input_names=[names[0]],
-                      output_names=[names[1]], dynamic_axes=dynamic_axes, opset_version=17,
-                      dynamo=False)
+    export_onnx(model, example, path, names, dynamic_axes)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB)")
     config = {**config, "init": str(args.init) if args.init else None, "epochs": args.epochs,
               "batch": args.batch, "lr": args.lr, "seed": args.seed,
