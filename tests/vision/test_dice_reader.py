@@ -257,9 +257,10 @@ def read_desk_webcam(reader: DiceReader) -> tuple[int, int]:
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
 def test_looking_at_a_photograph_mirrored_invents_fewer_dice() -> None:
     # Desk-webcam, never trained on: keyboard keys raise a heatmap peak in one look and not
-    # in its mirror images. On these 150 photographs the committed models invent 26 dice in
-    # one look and 15 in four, and read 438 and 436 dice right (over all of desk-webcam the
-    # four looks read 2 more right).
+    # in its mirror images. On these 150 photographs the tray camera's detector invents 15
+    # dice in one look and 6 in four, and reads 440 and 437 dice right (until 2026-12-06,
+    # second session, 26 and 15, 438 and 436; over all of desk-webcam the four looks read 2
+    # more right).
     from vision.dice.reader import PHOTOGRAPH_MIRRORS
 
     right_once, invented_once = read_desk_webcam(DiceReader())
@@ -307,17 +308,15 @@ def test_photographs_have_a_detector_of_their_own_and_the_tray_keeps_its_own(
 
 
 @pytest.mark.skipif(not SHARED.exists(), reason="shared dice photographs absent")
-def test_the_photographs_detector_takes_fewer_desk_things_for_dice() -> None:
+def test_the_photographs_reader_takes_few_desk_things_for_dice() -> None:
     # Desk-webcam, never trained on. On these 150 photographs, read as `read-dice` reads
     # them, the photographs' detector invents 3 dice (laptop keys, a cable's label) and
-    # reads 442 of 448 right; the tray camera's detector invents 12 and reads 440.
-    from vision.dice.reader import PHOTOGRAPH_LIFT, PHOTOGRAPH_MIRRORS
-
-    right_tray, invented_tray = read_desk_webcam(
-        DiceReader(mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT))
-    right_photo, invented_photo = read_desk_webcam(DiceReader.for_photographs())
-    assert right_photo >= right_tray - 2
-    assert invented_photo <= invented_tray - 5
+    # reads 442 of 448 right. Read the same way, the tray camera's detector until
+    # 2026-12-06 (second session), never shown a desk, invented 12 and read 440; the one
+    # since, continued from a run shown desks, invents 5 and reads 442.
+    right, invented = read_desk_webcam(DiceReader.for_photographs())
+    assert right >= 440
+    assert invented <= 4
 
 
 def test_with_the_view_deciding_cocked_a_crop_is_judged_unsure_of_the_die_and_face_alone(
