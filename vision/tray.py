@@ -146,7 +146,7 @@ class TrayCamera:
         self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
-            self._dice = self._in_zones(self.dice_reader.read(crop, self.view, self._zones))
+            self._dice = self._in_zones(self.dice_reader.read(crop, self.view, self._zones), crop)
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
         elif (self._in_throw and self._moving_frames == 0
@@ -161,7 +161,7 @@ class TrayCamera:
             places = [d.box for d in self._dice]
             places += self._empty_tray.unexplained(grey, places) or []
             self._dice = self._in_zones(look_closer(self.dice_reader, crop, self._dice, places,
-                                                    self._zones, self._too_wide))
+                                                    self._zones, self._too_wide), crop)
             self._looked_closer = True
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling. A die at rest that a
@@ -187,7 +187,7 @@ class TrayCamera:
             if previous is not None:  # the camera's first frame is no motion seen
                 self._first_motion = self._first_motion or (frame, time)
         if not self._in_throw and self._still_long(time):
-            self._empty_tray.remember(grey)
+            self._empty_tray.remember(grey, crop.copy())  # the frame's buffer may be reused
             self._throw_began = None
             # The view is watched on the empty tray: dice are the most of what a felt floor
             # shows, and two views with dice lying differently correlate at their offset.
@@ -242,7 +242,7 @@ class TrayCamera:
         # The last full reading's too-wide boxes stay the ones to look closer into.
         read = self._search.read(crop, self.view, self._zones)
         read += look_closer(self.dice_reader, crop, [], [], self._zones, [self._box_region])
-        read, _ = self._zones.sort(read)
+        read, _ = self._zones.sort(self._not_shadows(read, crop))
         found: list[DieReading] = []
         for die in sorted(read, key=lambda die: -die.presence):
             # A face of a die held, framed alone, is that die (92309: its top face read as
@@ -255,11 +255,18 @@ class TrayCamera:
             self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]
             self._read_at = (frame, time)
 
-    def _in_zones(self, dice: list[DieReading]) -> list[DieReading]:
-        """The dice where dice are read; a box wider than one die can look where it stands is
-        no die's reading: it is kept to look closer into (`_too_wide`)."""
-        kept, self._too_wide = self._zones.sort(dice)
+    def _in_zones(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
+        """The dice where dice are read, less cocked calls on a shadow; a box wider than one
+        die can look where it stands is no die's reading: it is kept to look closer into
+        (`_too_wide`)."""
+        kept, self._too_wide = self._zones.sort(self._not_shadows(dice, crop))
         return kept
+
+    def _not_shadows(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
+        """The readings less those called cocked on a die's shadow (the empty tray darkened):
+        such a call would void a good throw (144001)."""
+        return [die for die in dice
+                if not (die.cocked and self._empty_tray.shadow(crop, die.box))]
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

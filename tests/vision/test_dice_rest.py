@@ -277,3 +277,35 @@ def test_a_die_in_the_box_showing_more_of_itself_as_it_settles_keeps_its_rest() 
             read = (x - 3, y - 14, w + 6, h + 17) if frame >= 60 else (x, y, w, h)
             rest = clock.update((frame, frame / FPS), smoothed(image), [read], [inside])[0]
         assert (rest[0] == 5) == kept
+
+
+def test_a_dies_shadow_is_the_empty_tray_darkened_and_a_die_is_not() -> None:
+    rng = np.random.default_rng(0)
+
+    def floor(colour: tuple[int, int, int]) -> np.ndarray:
+        image = np.empty((120, 160, 3), np.float32)
+        image[:] = colour
+        return np.clip(image + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+
+    felt = floor((90, 110, 190))
+    empty = EmptyTray(np.ones(felt.shape[:2], bool))
+    shadowed = felt.copy()
+    shadowed[40:70, 40:70] = (shadowed[40:70, 40:70] * 0.45).astype(np.uint8)
+    assert not empty.shadow(shadowed, (40.0, 40.0, 30.0, 30.0))  # the tray never seen empty
+    empty.remember(smoothed(felt), felt)
+    assert empty.shadow(shadowed, (40.0, 40.0, 30.0, 30.0))
+    # A clear yellow die darker than the felt: its hue is not the felt's.
+    clear = felt.copy()
+    clear[40:70, 40:70] = (40, 140, 150)
+    assert not empty.shadow(clear, (40.0, 40.0, 30.0, 30.0))
+    # A white die on a grey tray, its faces shaded darker than the tray and of its hue: its
+    # edges and pips are no shadow's flat inside (142207).
+    grey = floor((150, 150, 150))
+    on_grey = EmptyTray(np.ones(grey.shape[:2], bool))
+    on_grey.remember(smoothed(grey), grey)
+    white = grey.copy()
+    white[40:70, 40:70] = 110
+    white[40:52, 40:70] = 60
+    for px, py in ((46, 56), (55, 62), (64, 66)):
+        cv2.circle(white, (px, py), 3, (20, 20, 20), -1)
+    assert not on_grey.shadow(white, (40.0, 40.0, 30.0, 30.0))

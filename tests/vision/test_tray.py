@@ -683,3 +683,32 @@ def test_a_knocked_tray_camera_reads_no_dice_until_its_view_is_back() -> None:
     assert knocked[0] < 180 and knocked == list(range(knocked[0], knocked[-1] + 1))
     assert 300 <= knocked[-1] < 330 and "moved by -6, +0 px" in str(moved[knocked[0]])
     assert not any(events[i] for i in knocked)
+
+
+class ReadsAShadowCocked(BrightDice):
+    """Reads as BrightDice, and a cocked die on any patch darker than the tray (a die's
+    shadow, as 144001's translucent die cast one that was read cocked 0.97)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        ys, xs = np.nonzero(image[..., 0] < 30)
+        if len(xs):
+            box = (float(xs.min()), float(ys.min()), float(np.ptp(xs) + 1), float(np.ptp(ys) + 1))
+            dice.append(DieReading(box, None, True, 0.97))
+        return dice
+
+
+def test_a_cocked_call_on_a_dies_shadow_starts_no_count() -> None:
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 10:
+            x = min(20 + 5 * (index - 10), 70)
+            image[80:96, x:x + 16] = 230
+            image[98:112, x + 6:x + 22] = 20  # its shadow: the tray darkened, flat inside
+            image[70:86, 120:136] = 230
+
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), ReadsAShadowCocked(), (160, 120)), 150,
+                      paint)
+    kinds = [e.kind for e in events]
+    assert Kind.ROLL_READ in kinds
+    assert Kind.COCKED not in kinds and Kind.VOID not in kinds

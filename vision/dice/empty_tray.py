@@ -4,6 +4,7 @@ A die that never comes out of the baffle box is out of the camera's sight; a die
 missed (dark dice on a dark tray, two touching dice framed as one) lies in plain view.
 Compared with the tray seen empty, the second shows as a die-sized change that no reading
 explains, the first does not: only then may the referee count a die as not out of the box.
+Seen in colour, it also tells a die's shadow, the tray darkened, from a die.
 """
 
 from __future__ import annotations
@@ -20,6 +21,17 @@ from vision.dice.rest import CHANGED_LEVEL
 AROUND = 0.5  # of a die's size around each reading: its shadow and edges are explained too
 DIE_SHARE = 0.4  # of a read die's box: an unexplained change this large is taken for a die
 SMALLEST_DIE = 144  # pixels changed, with no die read to size one by: a readable die's least
+# A shadow is the tray darkened, its hue kept and its inside flat; a die, even a clear one or
+# a white one on a grey tray, changes the hue, shows something brighter (a lit face, white
+# pips) or has edges and pips inside. Set between a translucent die's shadow read as a cocked
+# die (144001: 73% darker, 1% brighter, hue moved 0.03, inside's deviation 13) and the dice of
+# 144001 and 142207 (39% darker, 7% brighter, 0.27; a white die on a grey tray: deviation 34).
+SHADOW_LEVEL = 15  # grey levels darker or brighter than the empty tray that count
+SHADOW_DARKER = 0.5  # of the box's pixels, at least
+SHADOW_BRIGHTER = 0.03  # of the box's pixels, at most
+SHADOW_HUE = 0.10  # the median change of the channels' shares of a pixel's light, at most
+SHADOW_FLAT = 20.0  # the grey levels' standard deviation inside the box, at most
+INSIDE = 0.2  # of the box's side cut from each side to look at its inside
 
 
 @dataclass
@@ -29,10 +41,33 @@ class EmptyTray:
 
     mask: np.ndarray
     _empty: np.ndarray | None = field(default=None, init=False)
+    _colour: np.ndarray | None = field(default=None, init=False)
 
-    def remember(self, image: np.ndarray) -> None:
-        """The tray now, still and with no die read in it."""
-        self._empty = image
+    def remember(self, image: np.ndarray, colour: np.ndarray | None = None) -> None:
+        """The tray now, still and with no die read in it (`colour`: the same in BGR)."""
+        self._empty, self._colour = image, colour
+
+    def shadow(self, colour: np.ndarray, box: Box) -> bool:
+        """Whether `box` of the BGR image `colour` shows only the empty tray darkened: a
+        die's shadow, not a die. False while the tray has not been seen empty in colour."""
+        if self._colour is None or self._colour.shape != colour.shape:
+            return False
+        x, y, w, h = (round(v) for v in box)
+        now = colour[max(y, 0):y + h, max(x, 0):x + w].astype(np.float32)
+        empty = self._colour[max(y, 0):y + h, max(x, 0):x + w].astype(np.float32)
+        if now.size == 0:
+            return False
+        grey, grey_empty = now.mean(axis=2), empty.mean(axis=2)
+        change = grey - grey_empty
+        hue = np.abs(now / np.maximum(now.sum(axis=2, keepdims=True), 1.0)
+                     - empty / np.maximum(empty.sum(axis=2, keepdims=True), 1.0)).sum(axis=2)
+        rows, columns = grey.shape
+        inside = grey[int(INSIDE * rows):rows - int(INSIDE * rows),
+                      int(INSIDE * columns):columns - int(INSIDE * columns)]
+        return bool((change < -SHADOW_LEVEL).mean() >= SHADOW_DARKER
+                    and (change > SHADOW_LEVEL).mean() <= SHADOW_BRIGHTER
+                    and np.median(hue) <= SHADOW_HUE
+                    and inside.size > 0 and float(inside.std()) <= SHADOW_FLAT)
 
     def unexplained(self, image: np.ndarray, boxes: Sequence[Box]) -> list[Box] | None:
         """The die-sized changes from the empty tray that lie away from every read die (their
