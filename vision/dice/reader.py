@@ -66,9 +66,8 @@ PHOTOGRAPH_MIRRORS = 3
 PHOTOGRAPH_LIFT = 0.25
 # Photographs have a detector of their own: two runs trained longer, one with dice-free desk
 # pictures and one weighted to the photographs, their maps averaged (models/dice/README.md).
-# It finds more of a photograph's dice and fewer desk things, but the tray camera's
-# classifier reads such boxes worse than the tray detector's, and the tray keeps the detector
-# its other networks were trained on (models/dice/experiments.md).
+# The tray camera's detector is the first of them continued with the game videos' pictures:
+# each camera keeps the detector judged best on its own frames (models/dice/experiments.md).
 PHOTOGRAPH_DETECTOR = "photo_detector"
 UNSURE_COCKED = 0.3  # a cocked probability within this of 0.5 gets a second look
 PEAK_KERNEL = np.ones((3, 3), np.uint8)  # a heatmap peak is the highest of its 3x3
