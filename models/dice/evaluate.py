@@ -45,8 +45,10 @@ from models.dice.data import (
 )
 from models.dice.judgements import judged, load_judgements
 from referee.tracker import MIN_ROLL_CONFIDENCE
+from vision.dice.closer import DiceReading, look_closer
 from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW
+from vision.dice.zones import DiceZones
 
 JUDGED = ", judged readable die by die"
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
@@ -216,29 +218,53 @@ def score(reader: PhotoReader, items: list[LabelledImage],
     }
 
 
+def read_still_tray(reader: DiceReading, image: np.ndarray,
+                    zones: DiceZones) -> list[DieReading]:
+    """A frame of the tray at rest read as the tray camera reads it (`vision.tray.TrayCamera`),
+    less what its picture of the empty tray adds (the shadow test, places where a change
+    shows): the dice read where dice are read, looked at closer when fewer than a throw's
+    are (two dice leaning together are one blob at the whole view's scale), then a die
+    called cocked where nothing could hold it on an edge read flat."""
+    dice, too_wide = zones.sort(reader.read(image, zones.view, zones))
+    if len(dice) < DICE_PER_THROW:
+        dice, _ = zones.sort(look_closer(reader, image, dice, [d.box for d in dice], zones,
+                                         too_wide))
+    return zones.flat_where_unpropped(dice, DICE_PER_THROW)
+
+
 def score_cocked(reader: DiceReader, items: list[LabelledImage],
-                 calibrated: bool = False) -> dict[str, float | int]:
+                 calibrated: bool = False, still_tray: bool = False) -> dict[str, float | int]:
     """Cocked dice (value 0 in the labels) on rendered tray scenes: recall and precision of
     the cocked call among the dice found, and values of the flat ones; the same for the dice
     in the tray alone (a die stopped inside the box voids the throw however it lies, 5.4.32,
-    so only there does the cocked call decide). `calibrated`: the reader knows how each
+    so only there does the cocked call decide); dice missed, and readings of no die (those
+    called cocked apart: each would start a count). `calibrated`: the reader knows how each
     scene's camera views the tray (from the tray's corners, as a calibration gives it), and
     a die called cocked where nothing could hold it on an edge is read flat, as the tray
-    camera reads it (`DiceZones.flat_where_unpropped`)."""
+    camera reads it (`DiceZones.flat_where_unpropped`). `still_tray`: each scene read as
+    the tray camera reads a frame at rest (`read_still_tray`; calibrated)."""
     counts = {where: np.zeros(5, int) for where in ("all", "tray")}
-    missed = 0
+    missed = invented = invented_cocked = 0
     for item in items:
         image = cv2.imread(str(item.path))
         if image is None:
             raise OSError(f"cannot read {item.path}")
         sizes = [min(b[2], b[3]) for b in item.boxes]
         in_box = item.in_box if item.in_box is not None else np.zeros(len(sizes), bool)
-        found = (reader.read(image, item.view, item.zones) if calibrated
-                 else reader.read(image))
-        if calibrated and item.zones is not None:
-            found = item.zones.flat_where_unpropped(found, DICE_PER_THROW)
+        if still_tray and item.zones is not None:
+            found = read_still_tray(reader, image, item.zones)
+        elif calibrated or still_tray:
+            found = reader.read(image, item.view, item.zones)
+            if item.zones is not None:
+                found = item.zones.flat_where_unpropped(found, DICE_PER_THROW)
+        else:
+            found = reader.read(image)
         for index, (truth, read) in enumerate(match(item, found)):
-            if truth == -1 or sizes[index] < MIN_DIE_PIXELS:
+            if truth == -1:
+                invented += 1
+                invented_cocked += read == 0
+                continue
+            if sizes[index] < MIN_DIE_PIXELS:
                 continue
             if read is None:
                 missed += 1
@@ -259,7 +285,8 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
                    f"{prefix}cocked_precision": round(caught / max(calls, 1), 4),
                    f"{prefix}flat_dice": flat,
                    f"{prefix}flat_value_accuracy": round(flat_right / max(flat, 1), 4)}
-    return scores | {"dice_missed": missed}
+    return scores | {"dice_missed": missed, "invented": invented,
+                     "invented_cocked": invented_cocked}
 
 
 def match_game(truth: list[GameDie], found: list[DieReading],
@@ -369,6 +396,8 @@ def main() -> None:
         results[f"synthetic {directory.name} (never trained on)"] = score_cocked(reader, scenes)
         results[f"synthetic {directory.name}, tray view calibrated"] = score_cocked(
             reader, scenes, calibrated=True)
+        results[f"synthetic {directory.name}, read as a still tray frame"] = score_cocked(
+            reader, scenes, still_tray=True)
     for directory in args.heaps_test:
         results[f"heaps {directory.name} (never trained on)"] = score(photographs,
                                                                       heaps(directory))

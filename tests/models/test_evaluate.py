@@ -9,10 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.tray_view import TrayView
 from models.dice.data import LabelledImage, rune55_source
-from models.dice.evaluate import match, score
+from models.dice.evaluate import match, read_still_tray, score
 from models.dice.judgements import Judgement, judged
 from vision.dice.reader import DieReading
+from vision.dice.zones import DiceZones
 
 
 def picture(*dice: tuple[tuple[float, float, float, float], int]) -> LabelledImage:
@@ -201,3 +203,33 @@ def test_a_die_of_a_heap_hidden_in_part_counts_neither_way(tmp_path: Path) -> No
     (heap,) = heaps(tmp_path)
     assert heap.values.tolist() == [3, 0, 5, 2]  # the sliver is out of sight
     assert heap.readable_dice().tolist() == [True, True, True, False]
+
+
+LEANING_PAIR = [(100.0, 100.0, 20.0, 20.0), (112.0, 84.0, 20.0, 20.0)]
+
+
+class PairAsOne:
+    """Stands in for the reader: over the whole tray, two dice leaning together are one
+    reading, a thing beside the tray another; in a crop a few dice wide, the two apart."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
+        if image.shape[1] > 200:
+            return [read(LEANING_PAIR[0], 3), read((380.0, 10.0, 20.0, 20.0), 5)]
+        left, top = int(image[0, 0, 0]), int(image[0, 0, 1])  # where the crop was cut
+        return [read((x - left, y - top, w, h), value)
+                for (x, y, w, h), value in zip(LEANING_PAIR, (3, None), strict=True)]
+
+
+def test_a_still_tray_frame_is_read_as_the_tray_camera_reads_it() -> None:
+    image = np.zeros((300, 400, 3), np.uint8)
+    ys, xs = np.mgrid[0:300, 0:400]
+    image[..., 0], image[..., 1] = xs.clip(0, 255), ys.clip(0, 255)
+    zones = DiceZones(np.array([[50, 50], [300, 50], [300, 250], [50, 250]], np.float32),
+                      np.array([[50, 0], [300, 0], [300, 50], [50, 50]], np.float32))
+    whole = PairAsOne().read(image)
+    assert [d.box for d in whole] == [LEANING_PAIR[0], (380.0, 10.0, 20.0, 20.0)]
+    found = read_still_tray(PairAsOne(), image, zones)
+    # the thing off the tray dropped; one die read, so the closer look finds its neighbour
+    assert [d.box for d in found] == LEANING_PAIR
+    assert [d.value for d in found] == [3, None]
