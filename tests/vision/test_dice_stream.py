@@ -91,6 +91,23 @@ def test_a_cocked_die_read_flat_without_moving_keeps_its_count() -> None:
         Kind.IN_BOX, Kind.CANCELLED]
 
 
+def test_a_cocked_die_that_twitches_and_reads_flat_unsurely_keeps_its_count() -> None:
+    """A die balanced on an edge moves a pixel, and read again reads flat at 0.61 (154108:
+    cancelled 51 frames before its void): it has not fallen (5.4.33)."""
+    cocked = [die(5), die(None, 400)]
+    unsure = [die(5), DieReading((401, 300, 40, 40), 1, False, 0.61)]
+    events = run(DiceWatcher(), [(15, cocked, 0.05), (40, cocked, 0.0), (2, unsure, 0.05),
+                                 (100, unsure, 0.0)])
+    assert [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING] == [
+        (Kind.COCKED, 14), (Kind.VOID, 14 + 90)]
+    # Read flat surely where it twitched, it has fallen: the count ended when it moved.
+    sure = [die(5), DieReading((401, 300, 40, 40), 1, False, 0.95)]
+    events = run(DiceWatcher(), [(15, cocked, 0.05), (40, cocked, 0.0), (2, sure, 0.05),
+                                 (100, sure, 0.0)])
+    assert [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING][:2] == [
+        (Kind.COCKED, 14), (Kind.CANCELLED, 55)]
+
+
 def test_a_cocked_die_that_settles_where_it_lay_keeps_its_count() -> None:
     # It shifts by a pixel and lies cocked still: it has not fallen (5.4.33), and the throw
     # is void 3 s after it first came to rest.

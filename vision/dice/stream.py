@@ -37,6 +37,13 @@ TIME_SLACK = 1e-6
 # the count over it, every frame.
 VOTES_KEPT = 30
 TOUCHING = 1.3  # dice whose centres lie within this many dice of each other touch
+# A die balanced on an edge twitches: the camera sees it move by a pixel or two, and read
+# again it may read flat, unsurely. One that falls reads flat surely: over the cocked clips of
+# seeds 131000-154309, of 117 counted dice that fell none lay within TWITCH of a die of where
+# it was counted and read flat under FELL_SURE; the one die that twitched (154108, 0.01 of a
+# die) read 1 at 0.61, and its count was cancelled 51 frames before its void.
+TWITCH = 0.1
+FELL_SURE = 0.8
 
 
 class Kind(enum.Enum):
@@ -265,13 +272,16 @@ class DiceWatcher:
             readings = [c.sure for c in (*same, counted) if c.sure is not None]
             counted = self._count = counted._replace(sure=max(readings) if readings else None)
             counts = [c for c in counts if c not in same] + [counted]
-        if not counts and moved_at is None and _lies_as_counted(at_rest, counted):
-            # A cocked die read flat now while lying as it lay when its count began: a die on
-            # the edge between the two calls has not fallen (5.4.33). Such re-readings had
-            # cancelled counts 2-10 frames before their voids (77104, 94104, 104100), never a
-            # false one. (A die counted in the box and now framed out of it may have been
-            # judged in the box wrongly: that count ends, 104305.)
+        if not counts and ((moved_at is None and _lies_as_counted(at_rest, counted))
+                           or _twitched(at_rest, counted)):
+            # A cocked die read flat now while lying as it lay when its count began, or
+            # having only twitched there: a die on the edge between the two calls has not
+            # fallen (5.4.33). Such re-readings had cancelled counts 2-10 frames before their
+            # voids (77104, 94104, 104100), never a false one. (A die counted in the box and
+            # now framed out of it may have been judged in the box wrongly: that count ends,
+            # 104305.)
             counts = [counted]
+            self._count_moved = moved_at = None
         if moved_at is not None and counts:
             self._count_moved = None
             if not same:  # the cocked die moved on: its count ended when it moved
@@ -404,6 +414,15 @@ def _lies_as_counted(at_rest: Sequence[_Resting], counted: Count) -> bool:
     box = counted.box
     return counted.reason is Kind.COCKED and box is not None and any(
         centred_alike(r.die.box, box) and r.since <= counted.since for r in at_rest)
+
+
+def _twitched(at_rest: Sequence[_Resting], counted: Count) -> bool:
+    """Whether the cocked die a running count is for lies within TWITCH of a die of where
+    it was counted, read flat under FELL_SURE: it twitched on its edge, it has not fallen."""
+    box = counted.box
+    return counted.reason is Kind.COCKED and box is not None and any(
+        centred_alike(r.die.box, box, TWITCH) and not r.die.cocked
+        and r.die.confidence < FELL_SURE for r in at_rest)
 
 
 def _continues(count: Count, counted: Count) -> bool:
