@@ -198,6 +198,10 @@ class TrayCamera:
         in_box_since: Stamp | None = None
         if 0 < len(boxes) < self.watcher.dice_per_throw:
             lying = self._empty_tray.unexplained(grey, boxes)
+            if lying is not None:
+                # A die's shadow reaching past its reading is no die lying unread: taken for
+                # one, it kept the other die, unseen in the box, from being counted (164307).
+                lying = [p for p in lying if not self._empty_tray.shadow(crop, p)]
             # One lying unread inside the box is still in the box: dated from its own rest,
             # as a die read there is, when it came to rest in this throw.
             in_box = [p for p in lying or [] if self._zones.in_box(p)]
@@ -242,7 +246,7 @@ class TrayCamera:
         # The last full reading's too-wide boxes stay the ones to look closer into.
         read = self._search.read(crop, self.view, self._zones)
         read += look_closer(self.dice_reader, crop, [], [], self._zones, [self._box_region])
-        read, _ = self._zones.sort(self._not_shadows(read, crop))
+        read, _ = self._zones.sort(self._not_the_tray(read, crop))
         found: list[DieReading] = []
         for die in sorted(read, key=lambda die: -die.presence):
             # A face of a die held, framed alone, is that die (92309: its top face read as
@@ -256,17 +260,22 @@ class TrayCamera:
             self._read_at = (frame, time)
 
     def _in_zones(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
-        """The dice where dice are read, less cocked calls on a shadow; a box wider than one
-        die can look where it stands is no die's reading: it is kept to look closer into
-        (`_too_wide`)."""
-        kept, self._too_wide = self._zones.sort(self._not_shadows(dice, crop))
+        """The dice where dice are read, less cocked calls on the tray itself; a box wider
+        than one die can look where it stands is no die's reading: it is kept to look closer
+        into (`_too_wide`)."""
+        kept, self._too_wide = self._zones.sort(self._not_the_tray(dice, crop))
         return kept
 
-    def _not_shadows(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
-        """The readings less those called cocked on a die's shadow (the empty tray darkened):
-        such a call would void a good throw (144001)."""
+    def _not_the_tray(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
+        """The readings less those called cocked on the tray itself, each of which would
+        void a good throw: on a die's shadow, the empty tray darkened (144001), or, out of
+        the box, on the empty tray unchanged (161005: a highlight on the tray). Not in the
+        box: a die lying there unread while the tray was still between throws is part of
+        the empty tray (a die in the tray so long unread would be too; none in 640 clips)."""
         return [die for die in dice
-                if not (die.cocked and self._empty_tray.shadow(crop, die.box))]
+                if not (die.cocked and (self._empty_tray.shadow(crop, die.box) or (
+                    not self._zones.lies_in_box(die)
+                    and self._empty_tray.unchanged(crop, die.box))))]
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

@@ -309,3 +309,27 @@ def test_a_dies_shadow_is_the_empty_tray_darkened_and_a_die_is_not() -> None:
     for px, py in ((46, 56), (55, 62), (64, 66)):
         cv2.circle(white, (px, py), 3, (20, 20, 20), -1)
     assert not on_grey.shadow(white, (40.0, 40.0, 30.0, 30.0))
+
+
+def test_a_box_showing_the_empty_tray_as_it_was_is_unchanged_and_a_die_is_not() -> None:
+    rng = np.random.default_rng(1)
+    tray = np.clip(rng.normal((60, 90, 60), 3, (120, 160, 3)), 0, 255).astype(np.uint8)
+    tray[30:50, 100:120] = (150, 170, 150)  # a highlight on the tray, there before the throw
+    empty = EmptyTray(np.ones(tray.shape[:2], bool))
+    box = (100.0, 30.0, 20.0, 20.0)
+    assert not empty.unchanged(tray, box)  # the tray never seen empty
+    empty.remember(smoothed(tray), tray)
+    again = np.clip(tray + rng.normal(0, 3, tray.shape), 0, 255).astype(np.uint8)
+    assert empty.unchanged(again, box)  # the same tray, a camera's noise apart
+    die = again.copy()
+    die[32:48, 102:118] = 230  # a white die on the highlight, its pips dark
+    for px, py in ((106, 36), (114, 44)):
+        cv2.circle(die, (px, py), 2, (20, 20, 20), -1)
+    assert not empty.unchanged(die, box)
+    # A die as bright as the felt, of another colour: the grey image cannot tell it (172304).
+    felt_box = (40.0, 60.0, 20.0, 20.0)
+    assert empty.unchanged(again, felt_box)
+    coloured = again.copy()
+    coloured[62:78, 42:58] = (110, 60, 110)  # grey level about the felt's 78
+    assert abs(float(smoothed(coloured)[70, 50]) - float(smoothed(again)[70, 50])) < 12
+    assert not empty.unchanged(coloured, felt_box)

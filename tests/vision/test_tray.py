@@ -300,6 +300,20 @@ def test_a_die_lying_unread_in_the_tray_is_not_taken_for_one_in_the_box() -> Non
     assert Kind.IN_BOX not in kinds and Kind.VOID not in kinds
 
 
+def test_a_dies_long_shadow_is_not_taken_for_a_die_lying_unread() -> None:
+    """164307: the die out of the box cast a shadow reaching well past it, which was taken
+    for the second die lying unread: the die that never came out was not counted."""
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 10:
+            x = min(20 + 5 * (index - 10), 70)
+            image[80:96, x:x + 16] = 230
+            image[100:118, x + 20:x + 44] = 18  # its shadow: the tray darkened, flat inside
+
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120)), 150, paint)
+    counted = [(e.kind, e.rule) for e in events if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert counted == [(Kind.IN_BOX, "5.4.32"), (Kind.VOID, "5.4.32")]
+
+
 def test_a_die_unread_in_the_box_counts_from_its_own_rest() -> None:
     # A grey die (the reader misses it) drops into the box and lies there from frame 14; the
     # white one slides into the tray from frame 18 and stops at 28 (clip 76307: a translucent
@@ -709,6 +723,36 @@ def test_a_cocked_call_on_a_dies_shadow_starts_no_count() -> None:
 
     events = observed(TrayCamera(DiceZones(TRAY, BOX), ReadsAShadowCocked(), (160, 120)), 150,
                       paint)
+    kinds = [e.kind for e in events]
+    assert Kind.ROLL_READ in kinds
+    assert Kind.COCKED not in kinds and Kind.VOID not in kinds
+
+
+class ReadsAHighlightCocked(BrightDice):
+    """Reads as BrightDice, and, once dice lie in the tray, a cocked die on the tray's
+    lighter patch (161005: a highlight on the tray, read cocked only once the throw had
+    begun, voided a good throw)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
+        dice = super().read(image, view)
+        ys, xs = np.nonzero((image[..., 0] > 120) & (image[..., 0] < 160))
+        if dice and len(xs):
+            box = (float(xs.min()), float(ys.min()), float(np.ptp(xs) + 1), float(np.ptp(ys) + 1))
+            dice.append(DieReading(box, None, True, 0.6))
+        return dice
+
+
+def test_a_cocked_call_on_the_empty_tray_unchanged_starts_no_count() -> None:
+    def paint(index: int, image: np.ndarray) -> None:
+        image[92:108, 132:148] = 140  # the highlight, in the empty tray too
+        if index >= 10:
+            x = min(20 + 5 * (index - 10), 70)
+            image[80:96, x:x + 16] = 230
+            image[70:86, 100:116] = 230
+
+    events = observed(TrayCamera(DiceZones(TRAY, BOX), ReadsAHighlightCocked(), (160, 120)),
+                      150, paint)
     kinds = [e.kind for e in events]
     assert Kind.ROLL_READ in kinds
     assert Kind.COCKED not in kinds and Kind.VOID not in kinds
