@@ -271,7 +271,7 @@ class TrayCamera:
         void a good throw: on a die's shadow, the empty tray darkened (144001), or, out of
         the box, on the empty tray unchanged (161005: a highlight on the tray). Not in the
         box: a die lying there unread while the tray was still between throws is part of
-        the empty tray (a die in the tray so long unread would be too; none in 640 clips)."""
+        the empty tray (a die in the tray so long unread would be too; none in 800 clips)."""
         return [die for die in dice
                 if not (die.cocked and (self._empty_tray.shadow(crop, die.box) or (
                     not self._zones.lies_in_box(die)
