@@ -67,7 +67,10 @@ class Decision:
     """One decision the referee must make: `event` the pipeline's event name, at `frame`,
     with its `rule` (voids) or sorted `values` (a roll read); `truth` the clip's event;
     `also`, other (event, rule) pairs that report it as well: two dice whose counts start at
-    one moment, one cocked and one in the box, start one count under either rule."""
+    one moment, one cocked and one in the box, start one count under either rule;
+    `rest_frame`, where `frame` is dated from when the camera surely sees the die (it lay
+    out of sight, or all but: `observable`), the frame the die's true rest or move dates it
+    by, right too: a camera that sees a sliver of it may count from then."""
 
     truth: str
     event: str
@@ -75,6 +78,7 @@ class Decision:
     rule: str | None = None
     values: tuple[int, ...] = ()
     also: tuple[tuple[str, str | None], ...] = ()
+    rest_frame: int | None = None
 
 
 def observable(truth: Sequence[dict[str, Any]],
@@ -126,6 +130,7 @@ def observable(truth: Sequence[dict[str, Any]],
     found = []
     for event in truth:
         kind, frame = event["event"], int(event["frame"])
+        true_frame = frame
         die = int(event.get("die", -1))
         if die in never_seen:
             found.append({**event, "unseen": True})
@@ -151,7 +156,8 @@ def observable(truth: Sequence[dict[str, Any]],
                 continue
             frame = max(seen_again(die, frame), frame)
             shifted.pop(die)
-        found.append({**event, "frame": frame})
+        found.append({**event, "frame": frame,
+                      **({"rest_frame": true_frame} if frame != true_frame else {})})
     return sorted(found, key=lambda e: (e["frame"], e.get("die", 2)))
 
 
@@ -172,9 +178,10 @@ def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
         if event.get("unseen"):
             continue
         kind, die, frame = event["event"], int(event.get("die", -1)), int(event["frame"])
+        rest_frame = event.get("rest_frame")
         if kind in START:
             if not running:
-                counted = (die, Decision(kind, START[kind], frame))
+                counted = (die, Decision(kind, START[kind], frame, rest_frame=rest_frame))
                 found.append(counted[1])
             elif (counted is not None and frame - counted[1].frame <= TOLERANCE
                   and kind != counted[1].truth):
@@ -188,17 +195,19 @@ def decisions(truth: Sequence[dict[str, Any]]) -> list[Decision]:
             together.pop(die, None)
             if counted is not None and counted[0] == die:
                 if not running:
-                    found.append(Decision(kind, END[kind], frame))
+                    found.append(Decision(kind, END[kind], frame, rest_frame=rest_frame))
                 counted = None
         elif kind in VOID_RULE:
-            found.append(_void(kind, frame, together, die))
+            found.append(_void(kind, frame, together, die, rest_frame))
             return found  # the throw is over
         elif kind == "settled":
             found.append(Decision(kind, "roll_read", frame,
                                   values=tuple(sorted(event["values"]))))
     if counted is not None:
-        found.append(_void(f"{counted[1].truth}_void", counted[1].frame + COUNT_FRAMES,
-                           together, counted[0]))
+        start = counted[1]
+        found.append(_void(f"{start.truth}_void", start.frame + COUNT_FRAMES, together,
+                           counted[0], None if start.rest_frame is None
+                           else start.rest_frame + COUNT_FRAMES))
     return found
 
 
@@ -208,12 +217,21 @@ def unobservable(truth: Sequence[dict[str, Any]]) -> list[Decision]:
                       for e in truth if e.get("unseen")])
 
 
-def _void(truth: str, frame: int, together: dict[int, str], die: int) -> Decision:
+def _void(truth: str, frame: int, together: dict[int, str], die: int,
+          rest_frame: int | None = None) -> Decision:
     """The throw void under `die`'s rule, or under that of a die counted from the same moment
     and still lying so."""
     also = tuple(("throw_void", VOID_RULE[f"{start}_void"]) for other, start in together.items()
                  if other != die and VOID_RULE[f"{start}_void"] != VOID_RULE[truth])
-    return Decision(truth, "throw_void", frame, rule=VOID_RULE[truth], also=also)
+    return Decision(truth, "throw_void", frame, rule=VOID_RULE[truth], also=also,
+                    rest_frame=rest_frame)
+
+
+def _on_time(frame: int, decision: Decision, tolerance: int) -> bool:
+    """Whether an event at `frame` is within `tolerance` of when the truth dates `decision`:
+    as the camera surely sees it, or by the die's true rest or move."""
+    return any(abs(frame - at) <= tolerance
+               for at in (decision.frame, decision.rest_frame) if at is not None)
 
 
 def _reported_by(decision: Decision) -> tuple[str, ...]:
@@ -275,7 +293,7 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
         reported_by = _reported_by(decision)
         same_kind = [i for i, e in enumerate(candidates) if e["event"] in reported_by]
         hit = next((i for i in same_kind if i not in used
-                    and abs(candidates[i]["frame"] - decision.frame) <= tolerance
+                    and _on_time(candidates[i]["frame"], decision, tolerance)
                     and _same(decision, candidates[i])), None)
         if hit is not None:
             used.add(hit)
