@@ -153,6 +153,12 @@ def same_die(weaker: Box, stronger: Box) -> bool:
     return part or overlap(weaker, stronger) >= SAME_DIE_OVERLAP
 
 
+# With the tray view, how much the camera's own crop has a say in the face beside the
+# straight-down crop: its shares are raised to this power. The crop sees an oblique die's
+# front face beside its top and reads it for the top; straight down the top face is a square.
+CROP_FACE_WEIGHT = 0.25
+
+
 class DiceReader:
     def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 1,
                  detection_threshold: float = 0.3, turns: int = 4, sure: float = 0.9,
@@ -378,9 +384,9 @@ class DiceReader:
 
     def _faces(self, probs: np.ndarray, square_faces: np.ndarray | None) -> np.ndarray:
         """The top face's odds (n, 6, not normalised): the crop's, times the straight-down
-        view's where faces.onnx reads it (the face both views make most probable together)."""
+        view's where faces.onnx reads it, the crop's weighed down (CROP_FACE_WEIGHT)."""
         faces = probs[:, self.value_columns]
-        return faces if square_faces is None else faces * square_faces
+        return faces if square_faces is None else faces ** CROP_FACE_WEIGHT * square_faces
 
     def _framed(self, grey: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """The boxes moved onto their dice by the framer, where there is one: the
