@@ -240,6 +240,30 @@ def test_looking_harder_proposes_a_die_that_any_look_sees() -> None:
     assert not readers["one look"].mirrored_axes and not readers["one look"].any_look
 
 
+class FaintSpot(BrightestSpot):
+    """BrightestSpot whose die peaks at a heat of 0.2 in every look: a die a detector sees
+    only faintly (a green die with dim pips by a dark wall, 193105)."""
+
+    def run(self, _: None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        maps = super().run(_, feeds)[0]
+        maps[0, 0][maps[0, 0] > 0] = np.log(0.2 / 0.8)
+        return [maps]
+
+
+def test_looking_harder_proposes_a_die_the_usual_threshold_leaves_out() -> None:
+    image = np.zeros((240, 320, 3), np.uint8)
+    image[57, 101] = 255
+    reader = DiceReader()
+    harder = reader.looking_harder()
+    for each in (reader, harder):
+        each.detector = FaintSpot()  # type: ignore[assignment]
+    # The usual reading proposes nothing at 0.2; a die known to be missing is proposed.
+    assert len(reader.candidates(image)[0]) == 0
+    boxes, scores = harder.candidates(image)
+    assert len(boxes) == 1 and scores[0] == pytest.approx(0.2, abs=1e-3)
+    assert reader.detection_threshold == 0.3  # the reader it came from keeps its own
+
+
 def read_desk_webcam(reader: DiceReader) -> tuple[int, int]:
     """Dice read right and dice invented on desk-webcam's first 150 training photographs
     (desk-webcam is never trained on)."""
