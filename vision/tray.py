@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from calibration.moved import SHIFT_PX, ViewWatch
-from vision.dice.closer import DiceReading, look_closer, one_die
+from vision.dice.closer import DiceReading, find_missing, look_closer
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import Box, DiceReader, DieReading
 from vision.dice.rest import (
@@ -30,7 +30,6 @@ from vision.dice.rest import (
     Stamp,
     SurestAtRest,
     changed_pixels,
-    part_of,
     smoothed,
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
@@ -101,11 +100,6 @@ class TrayCamera:
         # The dice are read in the crop of the zones: the zones and the view move with it.
         self._zones = self.zones.shifted(*self.box[:2])
         self.view = self._zones.view
-        # The box's inside, read enlarged when a still tray is read again for a missing die:
-        # at the whole view's scale a die dark against the box's side can go unseen. Enlarged,
-        # one look finds it (the harder reader's four would cost a fifth more a frame).
-        (left, top), (right, bottom) = self._zones.box.min(0), self._zones.box.max(0)
-        self._box_region: Box = (float(left), float(top), float(right - left), float(bottom - top))
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
         # A still tray read again for a missing die is read harder: the detector also looks
         # at its mirror images and proposes a die any look sees (a die dark in the box or in
@@ -239,24 +233,15 @@ class TrayCamera:
         return replace(event, box=(x + self.box[0], y + self.box[1], w, h))
 
     def _read_missing(self, frame: int, time: float, crop: np.ndarray) -> None:
-        """Read the still tray again, and the box's inside enlarged, for a die missing from
-        it: only a die found apart from those held is taken, the surest first, the readings of
-        the dice held stand."""
+        """Read the still tray again for a die missing from it (`find_missing`): only a die
+        found apart from those held is taken, the readings of the dice held stand."""
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
-        read = self._search.read(crop, self.view, self._zones)
-        read += look_closer(self.dice_reader, crop, [], [], self._zones, [self._box_region])
-        read, _ = self._zones.sort(self._not_the_tray(read, crop))
-        found: list[DieReading] = []
-        for die in sorted(read, key=lambda die: -die.presence):
-            # A face of a die held, framed alone, is that die (92309: its top face read as
-            # a second die 2 s after the throw, which cancelled the count of the die in the box).
-            if (die.presence >= self.watcher.min_presence
-                    and not any(one_die(die, other) or part_of(die.box, other.box)
-                                for other in [*self._dice, *found])):
-                found.append(die)
+        found = find_missing(self._search, self.dice_reader, crop, self._zones, self._dice,
+                             self.watcher.dice_per_throw - len(self._dice),
+                             self.watcher.min_presence, lambda read: self._not_the_tray(read, crop))
         if found:
-            self._dice += found[:self.watcher.dice_per_throw - len(self._dice)]
+            self._dice += found
             self._read_at = (frame, time)
 
     def _in_zones(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:

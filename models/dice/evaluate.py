@@ -45,9 +45,9 @@ from models.dice.data import (
 )
 from models.dice.judgements import judged, load_judgements
 from referee.tracker import MIN_ROLL_CONFIDENCE
-from vision.dice.closer import DiceReading, look_closer
+from vision.dice.closer import DiceReading, find_missing, look_closer
 from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
-from vision.dice.stream import DICE_PER_THROW
+from vision.dice.stream import DICE_PER_THROW, MIN_PRESENCE
 from vision.dice.zones import DiceZones
 
 JUDGED = ", judged readable die by die"
@@ -223,12 +223,17 @@ def read_still_tray(reader: DiceReading, image: np.ndarray,
     """A frame of the tray at rest read as the tray camera reads it (`vision.tray.TrayCamera`),
     less what its picture of the empty tray adds (the shadow test, places where a change
     shows): the dice read where dice are read, looked at closer when fewer than a throw's
-    are (two dice leaning together are one blob at the whole view's scale), then a die
-    called cocked where nothing could hold it on an edge read flat."""
+    are (two dice leaning together are one blob at the whole view's scale), then, a die
+    still missing, the tray read again harder (`find_missing`), and a die called cocked
+    where nothing could hold it on an edge read flat."""
     dice, too_wide = zones.sort(reader.read(image, zones.view, zones))
     if len(dice) < DICE_PER_THROW:
         dice, _ = zones.sort(look_closer(reader, image, dice, [d.box for d in dice], zones,
                                          too_wide))
+    if len(dice) < DICE_PER_THROW:
+        search = reader.looking_harder() if isinstance(reader, DiceReader) else reader
+        dice += find_missing(search, reader, image, zones, dice, DICE_PER_THROW - len(dice),
+                             MIN_PRESENCE)
     return zones.flat_where_unpropped(dice, DICE_PER_THROW)
 
 

@@ -233,3 +233,31 @@ def test_a_still_tray_frame_is_read_as_the_tray_camera_reads_it() -> None:
     # the thing off the tray dropped; one die read, so the closer look finds its neighbour
     assert [d.box for d in found] == LEANING_PAIR
     assert [d.value for d in found] == [3, None]
+
+
+class SecondLookFinds:
+    """Stands in for the reader: the whole tray's first reading finds one die, a closer look
+    around it nothing more; reading the whole tray again (as the camera reads a still tray
+    for a die missing from it) finds the other, faint, die too."""
+
+    def __init__(self) -> None:
+        self.whole_reads = 0
+
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
+        if image.shape[1] <= 200:  # a crop
+            return []
+        self.whole_reads += 1
+        first = read((100.0, 100.0, 20.0, 20.0), 3)
+        return [first] if self.whole_reads == 1 else [first, read((200.0, 150.0, 20.0, 20.0), 5)]
+
+
+def test_a_still_tray_missing_a_die_is_read_again_for_it() -> None:
+    image = np.zeros((300, 400, 3), np.uint8)
+    zones = DiceZones(np.array([[50, 50], [300, 50], [300, 250], [50, 250]], np.float32),
+                      np.array([[50, 0], [300, 0], [300, 50], [50, 50]], np.float32))
+    reader = SecondLookFinds()
+    found = read_still_tray(reader, image, zones)
+    # the die read first keeps its reading; the one found looking again joins it, once
+    assert [(d.box, d.value) for d in found] == [((100.0, 100.0, 20.0, 20.0), 3),
+                                                 ((200.0, 150.0, 20.0, 20.0), 5)]

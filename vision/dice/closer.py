@@ -10,7 +10,7 @@ decision: dice at rest, fewer than a throw has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.tray_view import TrayView
 from vision.dice.reader import Box, DieReading, TrayFloor, centre_in, framed_alike, overlap
-from vision.dice.rest import centred_alike
+from vision.dice.rest import centred_alike, part_of
 from vision.dice.zones import DiceZones
 
 SPAN = 5.0  # the crop's side, in dice: the die, a neighbour leaning on it, and their shadows
@@ -61,6 +61,32 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         found = _split(found, near)
         found += [die for die in near if not any(one_die(die, other) for other in found)]
     return found
+
+
+def find_missing(search: DiceReading, reader: DiceReading, image: np.ndarray, zones: DiceZones,
+                 held: Sequence[DieReading], wanted: int, min_presence: float,
+                 keep: Callable[[list[DieReading]], list[DieReading]] = list,
+                 ) -> list[DieReading]:
+    """Up to `wanted` dice found apart from those `held` when a still tray is read again for
+    a throw's die missing from it: read by `search` (a reader looking harder: the mirror
+    images, any look, fainter proposals), and the box's inside enlarged, where at the whole
+    view's scale a die dark against the box's side can go unseen (one look of `reader`; the
+    harder reader's four would cost a fifth more a frame); the surest first, each as sure a
+    die as `min_presence`. `keep`: what of the readings to judge (the tray camera drops those
+    on the empty tray). A face of a die held, framed alone, is that die (92309: its top face
+    read as a second die 2 s after the throw cancelled the count of the die in the box)."""
+    (left, top), (right, bottom) = zones.box.min(0), zones.box.max(0)
+    inside_box: Box = (float(left), float(top), float(right - left), float(bottom - top))
+    read = search.read(image, zones.view, zones)
+    read += look_closer(reader, image, [], [], zones, [inside_box])
+    read, _ = zones.sort(keep(read))
+    found: list[DieReading] = []
+    for die in sorted(read, key=lambda die: -die.presence):
+        if (die.presence >= min_presence
+                and not any(one_die(die, other) or part_of(die.box, other.box)
+                            for other in [*held, *found])):
+            found.append(die)
+    return found[:max(wanted, 0)]
 
 
 def one_die(a: DieReading, b: DieReading) -> bool:

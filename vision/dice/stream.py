@@ -30,6 +30,7 @@ from vision.dice.zones import DiceZones
 
 VOID_AFTER_SECONDS = 3.0  # 5.4.32, 5.4.33
 DICE_PER_THROW = 2  # both dice together (5.4.16)
+MIN_PRESENCE = 0.35  # less surely a die: a faint reading, no count nor roll of its own
 # Frame times are floats: at 30 fps frame 123's time less frame 33's falls 4e-16 s short of 3 s,
 # which left one count in seven voided a frame late.
 TIME_SLACK = 1e-6
@@ -131,7 +132,7 @@ class DiceWatcher:
     # it is counted as not out of the box (dated all the same from when the tray stopped).
     unseen_seconds: float = 1.0
     vote_frames: int = 3  # frames read at rest before announcing the roll
-    min_presence: float = 0.35  # less surely a die: a faint reading, no count nor roll of its own
+    min_presence: float = MIN_PRESENCE
     _still_since: tuple[int, float] | None = None
     _last: tuple[int, float] | None = None  # the previous frame
     _rolling: bool = False
