@@ -706,6 +706,22 @@ def test_the_straight_down_face_outweighs_an_oblique_crops_front_face(reader: Di
     assert int(reader._faces(probs, None).argmax()) + 1 == 5
 
 
+def test_a_face_both_views_agree_on_gets_no_second_look(reader: DiceReader) -> None:
+    # The crop sure of a 4, the straight-down view 0.7 for it: as equals the two views leave
+    # no doubt (0.99 of the product), so the crop is not read again in three more turns,
+    # though with its say weighed down (0.86 of that product) the face reads less sure.
+    probs = np.zeros((1, len(reader.classes)))
+    probs[0, reader.value_columns] = [0.02, 0.02, 0.02, 0.9, 0.02, 0.02]
+    square = np.array([[0.05, 0.05, 0.05, 0.7, 0.1, 0.05]])
+    weighed = reader._faces(probs, square)
+    assert weighed.max() < reader.sure * weighed.sum()
+    assert not reader._unsure(probs, True, square).any()
+    # A 2 or a 4 for both views: read again.
+    probs[0, reader.value_columns] = [0.1, 0.3, 0.1, 0.3, 0.1, 0.1]
+    square = np.array([[0.05, 0.4, 0.05, 0.4, 0.05, 0.05]])
+    assert reader._unsure(probs, True, square).all()
+
+
 def test_the_framer_reads_cocked_dice_no_worse(reader: DiceReader, lean_scenes: Path,
                                                tmp_path: Path) -> None:
     from models.dice.data import synthetic
