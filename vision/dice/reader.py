@@ -15,7 +15,8 @@ a flat die's top face is a square (models/dice/train_cocked.py). The crop alone 
 flat die seen obliquely from a tilted one seen from above. The classifier then answers only
 whether a crop shows a die and which face, and is judged unsure on that alone. A fourth
 network reads the top face in the same straight-down crop, where an oblique camera's squashed
-face is square again; the face read is the one both views make most probable together. Both
+face is square again; the face read is the one both views make most probable together, the
+crop's say weighed down (it reads an oblique die's front face for its top). Both
 read the die where a fifth network, the framer, puts it: the detector's box centres sit a few
 pixels off at its stride, and the straight-down calls read better on a die framed as its
 label frames it (models/dice/framer.md).
