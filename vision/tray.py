@@ -21,9 +21,9 @@ import cv2
 import numpy as np
 
 from calibration.moved import SHIFT_PX, ViewWatch
-from vision.dice.closer import DiceReading, find_missing, look_closer
+from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.reader import Box, DiceReader, DieReading
+from vision.dice.reader import Box, DieReading
 from vision.dice.rest import (
     CHANGED_PIXELS,
     RestClock,
@@ -101,12 +101,7 @@ class TrayCamera:
         self._zones = self.zones.shifted(*self.box[:2])
         self.view = self._zones.view
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
-        # A still tray read again for a missing die is read harder: the detector also looks
-        # at its mirror images and proposes a die any look sees (a die dark in the box or in
-        # a wall's shadow, weak in the one look). Another reader (a test's) reads as it reads.
-        self._search: DiceReading = (self.dice_reader.looking_harder()
-                                     if isinstance(self.dice_reader, DiceReader)
-                                     else self.dice_reader)
+        self._search = searching_harder(self.dice_reader)
 
     @property
     def dice(self) -> list[DieReading]:

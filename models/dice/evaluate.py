@@ -45,7 +45,7 @@ from models.dice.data import (
 )
 from models.dice.judgements import judged, load_judgements
 from referee.tracker import MIN_ROLL_CONFIDENCE
-from vision.dice.closer import DiceReading, find_missing, look_closer
+from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
 from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW, MIN_PRESENCE
 from vision.dice.zones import DiceZones
@@ -231,9 +231,8 @@ def read_still_tray(reader: DiceReading, image: np.ndarray,
         dice, _ = zones.sort(look_closer(reader, image, dice, [d.box for d in dice], zones,
                                          too_wide))
     if len(dice) < DICE_PER_THROW:
-        search = reader.looking_harder() if isinstance(reader, DiceReader) else reader
-        dice += find_missing(search, reader, image, zones, dice, DICE_PER_THROW - len(dice),
-                             MIN_PRESENCE)
+        dice += find_missing(searching_harder(reader), reader, image, zones, dice,
+                             DICE_PER_THROW - len(dice), MIN_PRESENCE)
     return zones.flat_where_unpropped(dice, DICE_PER_THROW)
 
 

@@ -17,7 +17,15 @@ from typing import Protocol
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import Box, DieReading, TrayFloor, centre_in, framed_alike, overlap
+from vision.dice.reader import (
+    Box,
+    DiceReader,
+    DieReading,
+    TrayFloor,
+    centre_in,
+    framed_alike,
+    overlap,
+)
 from vision.dice.rest import centred_alike, part_of
 from vision.dice.zones import DiceZones
 
@@ -61,6 +69,14 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         found = _split(found, near)
         found += [die for die in near if not any(one_die(die, other) for other in found)]
     return found
+
+
+def searching_harder(reader: DiceReading) -> DiceReading:
+    """The reader a still tray is read again with for a missing die: the detector also looks
+    at its mirror images, proposes a die any look sees (a die dark in the box or in a wall's
+    shadow, weak in the one look) and fainter ones (`DiceReader.looking_harder`). Another
+    reader (a test's) reads as it reads."""
+    return reader.looking_harder() if isinstance(reader, DiceReader) else reader
 
 
 def find_missing(search: DiceReading, reader: DiceReading, image: np.ndarray, zones: DiceZones,
