@@ -46,6 +46,12 @@ def add_command(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     clip.add_argument("--mp4", action="store_true", help="also write clip.mp4")
     clip.set_defaults(run=run_clip)
 
+    relabel = kinds.add_parser("dice-relabel", help="judge rendered clips' motion states and "
+                               "events again from their stored poses (clips rendered before "
+                               "the rest test changed)")
+    relabel.add_argument("clips", type=Path, nargs="+", help="clip folders")
+    relabel.set_defaults(run=run_relabel)
+
 
 def run_dice(args: argparse.Namespace) -> int:
     if args.count < 1 or args.workers < 1:
@@ -64,6 +70,19 @@ def run_dice(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     print(f"\n{args.count} pictures in {seconds:.1f} s ({args.count / seconds:.1f}/s) "
           f"-> {args.out / 'labels.jsonl'}", file=sys.stderr)
+    return 0
+
+
+def run_relabel(args: argparse.Namespace) -> int:
+    from synth.dice.clip import relabel
+
+    for directory in args.clips:
+        if not (directory / "states.jsonl").is_file() or not (directory / "events.json").is_file():
+            print(f"synth dice-relabel: {directory} is no rendered clip", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        found = relabel(directory)
+        print(f"{directory.name}: " + ", ".join(f"{e['event']}@{e['frame']}" for e in found),
+              file=sys.stderr)
     return 0
 
 

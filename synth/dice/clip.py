@@ -12,7 +12,7 @@ ground-truth events the referee must see (RULES.md, "Procedure the referee sees"
 The physics runs first and is recorded at 30 fps; a set-up is retried (deterministically, from
 the seed) until it shows the scenario's events; then the frames are rendered from the record.
 Per frame, `state` is the motion state, judged on the frames after it (a die is still while
-its pose stays within about a pixel's shift: STILL_MM, STILL_DEG); `value`, `cocked`,
+no corner of it moves more than about a pixel: STILL_MM); `value`, `cocked`,
 `tilt_deg`, `position` and `quat` describe the pose at that instant (so a die tumbling in the
 air is often "cocked": read them with `state`).
 """
@@ -31,7 +31,7 @@ import numpy as np
 from synth.dice._mujoco import mujoco
 from synth.dice.camera_view import tray_calibration
 from synth.dice.generate import scene_params
-from synth.dice.geometry import is_cocked
+from synth.dice.geometry import is_cocked, quat_to_mat
 from synth.dice.labels import camera_json, mask_box
 from synth.dice.physics import DiceWorld
 from synth.dice.render import SceneRenderer, apply_effects
@@ -40,14 +40,14 @@ from synth.dice.style import Camera, Style, sample_style
 FPS = 30
 COUNT_FRAMES = 3 * FPS  # the 3-second count
 REST_FRAMES = 5  # frames a die must stay still to count as stopped
-# A die comes to rest where it stays this close to its pose over the next REST_FRAMES frames:
-# the physics' own speed flickers over a threshold while a die leaning on another quivers by a
-# few tenths of a millimetre, which no camera and no judge sees as moving (about a pixel)...
+# A die comes to rest where no corner of it strays this far (along any axis) from where it
+# lies over the next REST_FRAMES frames: the physics' own speed flickers over a threshold
+# while a die leaning on another quivers by a few tenths of a millimetre, which no camera and
+# no judge sees as moving (about a pixel). Corners, not the centre and an angle apart: a
+# quiver of 2 degrees moves a corner less than half a millimetre, and is as unseen...
 STILL_MM = 0.5
-STILL_DEG = 1.5
-# ...and it has moved again once it lies this far from that pose (about two pixels).
+# ...and it has moved again once a corner lies this far from that pose (about two pixels).
 MOVED_MM = 1.0
-MOVED_DEG = 3.0
 TRIES = 80
 
 
@@ -69,30 +69,31 @@ def _die_frame(world: DiceWorld, die: int) -> dict[str, Any]:
             "quat": [round(float(v), 6) for v in s.quat]}
 
 
-def _turn_deg(a: list[float], b: list[float]) -> float:
-    """The angle between two orientations (unit quaternions w, x, y, z), degrees."""
-    dot = min(abs(float(np.dot(a, b))), 1.0)
-    return float(np.degrees(2.0 * np.arccos(dot)))
+def _corners_mm(pose: dict[str, Any], corners: np.ndarray) -> np.ndarray:
+    """Where the die's cube `corners` (metres, in the die's frame) lie in `pose`, in mm."""
+    rotation = quat_to_mat(np.asarray(pose["quat"], float))
+    where: np.ndarray = 1000.0 * (corners @ rotation.T + np.asarray(pose["position"], float))
+    return where
 
 
-def _motion_states(frames: list[Frame]) -> None:
+def _motion_states(frames: list[Frame], half: float) -> None:
     """Set each die's `state` per frame: moving, or, at rest, in_box, cocked or at_rest as it
-    lies. A die comes to rest at a frame from which it stays within STILL_MM and STILL_DEG of
-    its pose for the next REST_FRAMES frames, and is at rest until it lies MOVED_MM or
-    MOVED_DEG from that pose."""
-    def near(a: dict[str, Any], b: dict[str, Any], mm: float, deg: float) -> bool:
-        shift = 1000.0 * float(np.max(np.abs(np.subtract(a["position"], b["position"]))))
-        return shift <= mm and _turn_deg(a["quat"], b["quat"]) <= deg
+    lies. A die (of half edge `half` metres) comes to rest at a frame from which no corner of
+    it strays STILL_MM from where it lies for the next REST_FRAMES frames, and is at rest
+    until a corner lies MOVED_MM from that pose."""
+    corners = half * np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)],
+                              float)
 
     for die in range(2):
         poses = [f.states[die] for f in frames]
-        rest: dict[str, Any] | None = None  # the pose the die rests in
+        at = [_corners_mm(pose, corners) for pose in poses]
+        rest: np.ndarray | None = None  # the corners of the pose the die rests in
         for n, pose in enumerate(poses):
-            if rest is not None and not near(pose, rest, MOVED_MM, MOVED_DEG):
+            if rest is not None and np.abs(at[n] - rest).max() > MOVED_MM:
                 rest = None
-            ahead = poses[n + 1:n + 1 + REST_FRAMES] or poses[n - 1:n]  # the last: as before
-            if rest is None and all(near(p, pose, STILL_MM, STILL_DEG) for p in ahead):
-                rest = pose
+            ahead = at[n + 1:n + 1 + REST_FRAMES] or at[n - 1:n]  # the last: as before
+            if rest is None and all(np.abs(a - at[n]).max() <= STILL_MM for a in ahead):
+                rest = at[n]
             pose["state"] = ("moving" if rest is None else "in_box" if pose["in_box"]
                              else "cocked" if pose["cocked"] else "at_rest")
 
@@ -182,7 +183,7 @@ def simulate(world: DiceWorld, scenario: str, seed: int) -> list[Frame]:
                 force = -world.lean_toward * float(rng.uniform(0.02, 0.05)) * (1 + attempt / 10)
                 push = (float(rng.uniform(0.8, 2.3)), force)
             frames = record(world, 4.4 if scenario == "cocked-long" else 3.6, push)
-        _motion_states(frames)
+        _motion_states(frames, world.half)
         if _wanted(scenario, events(frames)):
             return frames
     raise RuntimeError(f"no {scenario} clip after {TRIES} tries (seed {seed})")
@@ -240,6 +241,24 @@ def write_clip(out: Path, seed: int, scenario: str, width: int = 640, height: in
         encoding="utf-8")
     write_empty_tray(out, seed, scenario, width, height)
     return summary
+
+
+def relabel(directory: Path) -> list[dict[str, Any]]:
+    """Judge a rendered clip's motion states and events again from the poses its
+    states.jsonl holds, under this module's rest test (for clips rendered before it changed),
+    and write them back into states.jsonl and events.json; the events."""
+    summary = json.loads((directory / "events.json").read_text(encoding="utf-8"))
+    lines = [json.loads(line) for line in
+             (directory / "states.jsonl").read_text(encoding="utf-8").splitlines()]
+    frames = [Frame(np.zeros(0), line["dice"]) for line in lines]
+    _motion_states(frames, scene_params(summary["seed"], 0, 640, 480).die.half)
+    summary["events"] = events(frames)
+    (directory / "states.jsonl").write_text(
+        "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines),
+        encoding="utf-8")
+    (directory / "events.json").write_text(json.dumps(summary, indent=1) + "\n",
+                                           encoding="utf-8")
+    return list(summary["events"])
 
 
 def clip_style(seed: int, scenario: str) -> Style:

@@ -266,12 +266,14 @@ def _posed(moves: list[tuple[float, float]]) -> list[Frame]:
 
 def test_a_die_is_still_by_its_pose_over_the_frames_after() -> None:
     # Rolls 3 mm a frame, stops, quivers by 0.3 mm (the physics' speed test flickered on
-    # such a quiver), turns in place by 5 degrees, stops again, then slides off.
+    # such a quiver), turns in place by 10 degrees a frame, stops again and quivers by 2
+    # degrees (its corners by under 0.4 mm: as unseen), then slides off.
     moves = ([(3.0 * n, 0.0) for n in range(5)] + [(12.0 + 0.3 * (n % 2), 0.0) for n in range(10)]
-             + [(12.0, 5.0 * n) for n in range(1, 4)] + [(12.0, 15.0)] * 8
-             + [(12.0 + 2.0 * n, 15.0) for n in range(1, 4)])
+             + [(12.0, 10.0 * n) for n in range(1, 4)]
+             + [(12.0, 30.0 + 2.0 * (n % 2)) for n in range(8)]
+             + [(12.0 + 2.0 * n, 30.0) for n in range(1, 4)])
     frames = _posed(moves)
-    _motion_states(frames)
+    _motion_states(frames, half=0.008)
     states = [f.states[0]["state"] for f in frames]
     assert states == (["moving"] * 4 + ["cocked"] * 11 + ["moving"] * 2 + ["cocked"] * 9
                       + ["moving"] * 3)
@@ -279,6 +281,25 @@ def test_a_die_is_still_by_its_pose_over_the_frames_after() -> None:
     assert [(e["event"], e.get("die"), e["frame"]) for e in events(frames)] == [
         ("cocked", 1, 0), ("cocked", 0, 4), ("cocked_fell", 0, 15), ("cocked", 0, 17),
         ("cocked_fell", 0, 26)]
+
+
+def test_a_clip_rendered_before_is_relabelled_from_its_poses(tmp_path: Path) -> None:
+    from referee.cli import main
+
+    frames = _posed([(3.0 * n, 0.0) for n in range(5)] + [(12.0, 2.0 * (n % 2)) for n in range(8)])
+    lines = [{"frame": n, "dice": [{**die, "state": "moving", "box": [0, 0, 9, 9]}
+                                   for die in frame.states]} for n, frame in enumerate(frames)]
+    (tmp_path / "states.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (tmp_path / "events.json").write_text(json.dumps({"seed": 5, "events": []}))
+    assert main(["synth", "dice-relabel", str(tmp_path)]) == 0
+    states = [json.loads(line)["dice"][0] for line in
+              (tmp_path / "states.jsonl").read_text().splitlines()]
+    assert [s["state"] for s in states] == ["moving"] * 4 + ["cocked"] * 9
+    assert states[0]["box"] == [0, 0, 9, 9]  # the rest of each line kept
+    assert [(e["event"], e.get("die"), e["frame"]) for e in
+            json.loads((tmp_path / "events.json").read_text())["events"]] == [
+        ("cocked", 0, 4), ("cocked", 1, 0)][::-1]
+    assert main(["synth", "dice-relabel", str(tmp_path / "nothing")]) != 0
 
 
 def test_cli_dice_command(tmp_path: Path, renderer: Any) -> None:
