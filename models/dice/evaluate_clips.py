@@ -19,7 +19,9 @@ have is extra, and a void in a clip with no true void is false. A count started 
 truth has lying flat in the tray (its event's box on it), or on no die at all, reports no
 true count however well it is timed: it is listed apart, as a count on the wrong die. A
 decision no frame can show (both dice stopped deep in the box, the tray empty to the end)
-is no vision decision: it is listed apart as unobservable, neither right nor wrong.
+is no vision decision: it is listed apart as unobservable, neither right nor wrong. The
+decisions missed are counted by kind, per true event: none of its kind reported, reported
+early or late, or on time but saying otherwise (the other rule, other values).
 """
 
 from __future__ import annotations
@@ -325,15 +327,31 @@ def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -
     return bool(max(under, key=lambda pair: pair[0])[1]["state"] == "at_rest")
 
 
+def miss(nearest: int | None, tolerance: int = TOLERANCE) -> str:
+    """What kind of miss a decision the pipeline did not make right is, from the offset of
+    its kind's nearest event (`ClipScore.nearest`): none of its kind, one too early or too
+    late, or one on time that says otherwise (the other rule, other values)."""
+    if nearest is None:
+        return "none"
+    if nearest < -tolerance:
+        return "early"
+    return "late" if nearest > tolerance else "said otherwise"
+
+
 def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
-    """Decisions right of all, by true event, the extra and false decisions, and the
-    decisions no frame shows (a clip with none other is not wholly right: it shows nothing)."""
+    """Decisions right of all, by true event, and the others by kind of miss (`miss`), the
+    extra and false decisions, and the decisions no frame shows (a clip with none other is
+    not wholly right: it shows nothing)."""
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
+    missed: dict[str, Counter[str]] = {}
     for clip in scores:
-        for decision, seen in zip(clip.decisions, clip.matched, strict=True):
+        for decision, seen, nearest in zip(clip.decisions, clip.matched, clip.nearest,
+                                           strict=True):
             total[decision.truth] += 1
             right[decision.truth] += seen is not None
+            if seen is None:
+                missed.setdefault(decision.truth, Counter())[miss(nearest)] += 1
     # A void on time citing the other rule (a die in the box called cocked) still ends the
     # throw when it should.
     voids = [n for c in scores for d, n in zip(c.decisions, c.nearest, strict=True)
@@ -343,7 +361,9 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
                 and not c.wrong_die for c in scores),
             "right": sum(right.values()), "decisions": sum(total.values()),
             "unobservable": sum(len(c.unobservable) for c in scores),
-            "by_event": {k: {"right": right[k], "of": total[k]} for k in sorted(total)},
+            "by_event": {k: {"right": right[k], "of": total[k],
+                             **({"missed": dict(sorted(missed[k].items()))} if k in missed
+                                else {})} for k in sorted(total)},
             "voids_on_time_any_rule": {"right": sum(n is not None and abs(n) <= TOLERANCE
                                                     for n in voids), "of": len(voids)},
             "false_voids": sum(c.false_voids for c in scores),

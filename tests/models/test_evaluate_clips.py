@@ -217,7 +217,7 @@ def test_a_void_without_a_true_one_is_false() -> None:
     assert figures["right"] == 1 and figures["decisions"] == 2 and figures["false_voids"] == 1
     assert figures["clips_all_right"] == 1
     assert figures["extra"] == {"die_cocked": 1, "throw_void": 1}
-    assert figures["by_event"] == {"settled": {"right": 1, "of": 2}}
+    assert figures["by_event"] == {"settled": {"right": 1, "of": 2, "missed": {"none": 1}}}
 
 
 def test_a_count_on_a_die_lying_flat_is_no_true_count() -> None:
@@ -312,3 +312,19 @@ def test_a_camera_of_another_frame_rate_is_judged_in_the_clips_frames(tmp_path: 
         count, void = (next(e for e in seen if e["event"] == kind)
                        for kind in ("die_in_box", "throw_void"))
         assert abs(void["time"] - count["time"] - 3.0) <= 1 / fps
+
+
+def test_decisions_missed_are_told_by_kind() -> None:
+    # The cocked die counted 4 frames late, its fall never reported, the roll read on time
+    # with a wrong value; in the stalled clip the count and its void both 6 frames early.
+    falls = score_clip(FALLS, [seen("die_cocked", 44), seen("roll_read", 75, values=[5, 4])])
+    stalled = score_clip(STALLED, [seen("die_in_box", 25, rule="5.4.32"),
+                                   seen("throw_void", 115, rule="5.4.32")])
+    by_event = summarise([falls, stalled])["by_event"]
+    assert {event: figures.get("missed") for event, figures in by_event.items()} == {
+        "cocked": {"late": 1}, "cocked_fell": {"none": 1}, "settled": {"said otherwise": 1},
+        "in_box": {"early": 1}, "in_box_void": {"early": 1}}
+    right_on_time = score_clip(FALLS, [seen("die_cocked", 41), seen("count_cancelled", 70),
+                                       seen("roll_read", 75, values=[6, 4])])
+    assert all("missed" not in figures
+               for figures in summarise([right_on_time])["by_event"].values())
