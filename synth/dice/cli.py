@@ -76,14 +76,22 @@ def run_dice(args: argparse.Namespace) -> int:
 def run_relabel(args: argparse.Namespace) -> int:
     from synth.dice.clip import relabel
 
+    failed = 0
     for directory in args.clips:
-        if not (directory / "states.jsonl").is_file() or not (directory / "events.json").is_file():
-            print(f"synth dice-relabel: {directory} is no rendered clip", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        found = relabel(directory)
+        # A clip is read whole before it is written, so one that cannot be read is left as
+        # it was, and the others are judged all the same.
+        try:
+            if not (directory / "states.jsonl").is_file():
+                raise ValueError("no states.jsonl: no rendered clip")
+            found = relabel(directory)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            print(f"synth dice-relabel: {directory}: {error!r}, left as it was",
+                  file=sys.stderr)
+            failed += 1
+            continue
         print(f"{directory.name}: " + ", ".join(f"{e['event']}@{e['frame']}" for e in found),
               file=sys.stderr)
-    return 0
+    return EXIT_BAD_INPUT if failed else 0
 
 
 def run_clip(args: argparse.Namespace) -> int:

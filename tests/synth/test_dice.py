@@ -299,7 +299,16 @@ def test_a_clip_rendered_before_is_relabelled_from_its_poses(tmp_path: Path) -> 
     assert [(e["event"], e.get("die"), e["frame"]) for e in
             json.loads((tmp_path / "events.json").read_text())["events"]] == [
         ("cocked", 0, 4), ("cocked", 1, 0)][::-1]
-    assert main(["synth", "dice-relabel", str(tmp_path / "nothing")]) != 0
+    # One clip unreadable (no clip there, a torn line) is left as it was, the others judged.
+    torn = tmp_path / "torn"
+    torn.mkdir()
+    (torn / "states.jsonl").write_text('{"frame": 0, "dice": [')
+    (torn / "events.json").write_text(json.dumps({"seed": 5, "events": ["kept"]}))
+    (tmp_path / "events.json").write_text(json.dumps({"seed": 5, "events": []}))
+    assert main(["synth", "dice-relabel", str(tmp_path / "nothing"), str(torn),
+                 str(tmp_path)]) != 0
+    assert json.loads((torn / "events.json").read_text())["events"] == ["kept"]
+    assert json.loads((tmp_path / "events.json").read_text())["events"]
 
 
 def test_cli_dice_command(tmp_path: Path, renderer: Any) -> None:
