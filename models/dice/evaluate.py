@@ -48,7 +48,7 @@ from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
 from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW, MIN_PRESENCE
-from vision.dice.zones import DiceZones
+from vision.dice.zones import EXIT_MM, DiceZones
 
 JUDGED = ", judged readable die by die"
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
@@ -246,8 +246,11 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
     scene's camera views the tray (from the tray's corners, as a calibration gives it), and
     a die called cocked where nothing could hold it on an edge is read flat, as the tray
     camera reads it (`DiceZones.flat_where_unpropped`). `still_tray`: each scene read as
-    the tray camera reads a frame at rest (`read_still_tray`; calibrated)."""
-    counts = {where: np.zeros(5, int) for where in ("all", "tray")}
+    the tray camera reads a frame at rest (`read_still_tray`; calibrated). Where a scene's
+    calibration places the box, the tray's dice are told apart again: at the box's exit
+    (their foot within EXIT_MM of its inside: the lip's cocked dice and the ramp toe's flat
+    ones) and in the open tray."""
+    counts = {where: np.zeros(5, int) for where in ("all", "tray", "tray_exit", "tray_open")}
     missed = invented = invented_cocked = 0
     for item in items:
         image = cv2.imread(str(item.path))
@@ -280,10 +283,15 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
             counts["all"] += tally
             if not in_box[index]:
                 counts["tray"] += tally
+                mm = None if item.zones is None else item.zones.mm_from_box(item.boxes[index])
+                if mm is not None:
+                    counts["tray_exit" if mm <= EXIT_MM else "tray_open"] += tally
     scores: dict[str, float | int] = {"images": len(items)}
     for where, tallies in counts.items():
         cocked, caught, calls, flat, flat_right = (int(v) for v in tallies)
-        prefix = "" if where == "all" else "tray_"
+        if where in ("tray_exit", "tray_open") and not tallies.any():
+            continue  # the scenes do not know the tray's size
+        prefix = "" if where == "all" else f"{where}_"
         scores |= {f"{prefix}cocked_dice": cocked,
                    f"{prefix}cocked_recall": round(caught / max(cocked, 1), 4),
                    f"{prefix}cocked_precision": round(caught / max(calls, 1), 4),

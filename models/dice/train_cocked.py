@@ -47,6 +47,7 @@ from vision.dice.preprocess import (
     view_slope,
 )
 from vision.dice.reader import DiceReader, as_box, overlap
+from vision.dice.zones import EXIT_MM
 
 CLASSES = ["flat", "cocked"]
 VALUE_CLASSES = ["cocked", "1", "2", "3", "4", "5", "6"]  # --values: the label is the class
@@ -55,9 +56,6 @@ PATCH_SPAN = STRAIGHT_DOWN_SPAN * PATCH / CROP_SIZE
 # What the network may be told of each die besides its crop, each as a constant channel, in
 # this order (`dataset`'s cues): how obliquely the camera sees it, how near the box it lies.
 CUES = ("slope", "near_box")
-# Within this much tray floor of the box's inside lie both the dice cocked on the exit's lip
-# and the flat dice at the ramp's toe, which the crop tells apart by a few pixels.
-EXIT_MM = 10.0
 BOX_CACHE = Path("/tmp/train_cocked_detector_boxes")  # the detector's boxes, per scene folder
 
 

@@ -661,6 +661,12 @@ def test_the_tray_view_tells_cocked_dice_from_flat_ones(reader: DiceReader,
     assert calibrated["cocked_precision"] >= CALIBRATED_PRECISION
     assert calibrated["cocked_recall"] > plain["cocked_recall"]
     assert calibrated["cocked_precision"] > plain["cocked_precision"]
+    # The tray's dice are told apart by where they lie, at the box's exit or in the open,
+    # where a scene's calibration places the box (a camera that does not see its exit has
+    # none: no table's tray camera stands so).
+    for kind in ("cocked_dice", "flat_dice"):
+        placed = calibrated.get(f"tray_exit_{kind}", 0) + calibrated[f"tray_open_{kind}"]
+        assert 0 < placed <= calibrated[f"tray_{kind}"]
 
 
 def reader_without(network: str, folder: Path) -> DiceReader:

@@ -50,6 +50,10 @@ PROP_BY_DIE_MM = 45.0
 # ...is read cocked only on a call this sure: a flat die in the open called cocked at
 # 0.5-0.85 voided good throws (101003), a die balanced on an edge is called 0.98 and more.
 OPEN_SURE = 0.9
+# Within this much tray floor of the box's inside lie both the dice cocked on the exit's lip
+# and the flat dice at the ramp's toe, which a camera above the tray tells apart by a few
+# pixels (models/dice/cocked-experiments.md).
+EXIT_MM = 10.0
 
 
 @dataclass(frozen=True)
