@@ -290,7 +290,7 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
     for where, tallies in counts.items():
         cocked, caught, calls, flat, flat_right = (int(v) for v in tallies)
         if where in ("tray_exit", "tray_open") and not tallies.any():
-            continue  # the scenes do not know the tray's size
+            continue  # no die placed there: no scene's calibration places the box
         prefix = "" if where == "all" else f"{where}_"
         scores |= {f"{prefix}cocked_dice": cocked,
                    f"{prefix}cocked_recall": round(caught / max(cocked, 1), 4),

@@ -251,6 +251,7 @@ def relabel(directory: Path) -> list[dict[str, Any]]:
     lines = [json.loads(line) for line in
              (directory / "states.jsonl").read_text(encoding="utf-8").splitlines()]
     frames = [Frame(np.zeros(0), line["dice"]) for line in lines]
+    # The die's size is drawn from the seed alone, whatever the frame size.
     _motion_states(frames, scene_params(summary["seed"], 0, 640, 480).die.half)
     summary["events"] = events(frames)
     (directory / "states.jsonl").write_text(
