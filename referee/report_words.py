@@ -7,6 +7,7 @@ from html import escape
 from typing import Any, TypeGuard
 
 from referee.position import BAR, OFF
+from referee.tracker import MIN_ROLL_CONFIDENCE
 
 # Each event in words; the fields are escaped and pre-formatted by `_Fields`.
 _TEMPLATES = {
@@ -15,7 +16,7 @@ _TEMPLATES = {
     "count_start": "3-second count: {reason} ({rule}){sure}",
     "count_cancelled": "count cancelled: the dice settled",
     "throw_void": "{player}'s throw is void ({rule}){sure}; {player} throws again",
-    "roll": "{player} rolls {dice}{premature}",
+    "roll": "{player} rolls {dice}{doubt}{premature}",
     "roll_reread": "{player}'s roll taken as {dice}, as the board shows (read: {read})",
     "roll_changed": "{player}'s roll now {dice}: a die moved after it was read (read: {read})",
     "dice_moved": "the dice moved after {player}'s move began: they show {dice}; the roll "
@@ -64,6 +65,13 @@ class _Fields(dict[str, str]):
         if key == "sure":  # how surely the die counted lies so, when the camera read it
             sure = self.event.get("confidence")
             return f", the die read {round(100 * sure)}% sure" if is_number(sure) else ""
+        if key == "doubt":
+            # A roll read with doubt is where a cocked die read flat hides (a die the camera
+            # called flat 0.37 sure, cocked on the frames after): the panel is told to look.
+            sure = self.event.get("confidence")
+            if is_number(sure) and sure < MIN_ROLL_CONFIDENCE:
+                return f", read only {round(100 * sure)}% sure"
+            return ""
         if value is None:
             return "nothing" if key == "read" and "read" in self.event else "?"
         if key in ("dice", "read") and isinstance(value, list):

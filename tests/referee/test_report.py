@@ -161,6 +161,14 @@ def test_a_count_and_a_void_say_how_surely_the_die_was_read() -> None:
         "white's throw is void (5.4.32); white throws again")
 
 
+def test_a_roll_read_with_doubt_says_so() -> None:
+    # A cocked die read flat hides in a doubtful roll: the panel is told how sure it was.
+    assert describe(ev("roll", 100, player="white", dice=[5, 5], confidence=0.48)) == (
+        "white rolls 5-5, read only 48% sure")
+    assert describe(ev("roll", 100, player="white", dice=[5, 5], confidence=0.93)) == (
+        "white rolls 5-5")
+
+
 def test_a_move_not_seen_passes_the_turn_on_an_unchanged_board() -> None:
     events = [*match_events()[:8],
               ev("throw_start", 260, player="black"),
