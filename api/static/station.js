@@ -29,7 +29,10 @@ function describe(record) {
   // How surely the die counted lies so: a void on a doubtful reading is the judges' to check.
   const counted = record.event === "count_start" || record.event === "throw_void";
   const sure = counted && typeof record.confidence === "number" ? `, die read ${Math.round(record.confidence * 100)}% sure` : "";
-  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}`;
+  // A roll read with doubt (under the tracker's MIN_ROLL_CONFIDENCE) may hide a cocked die read flat.
+  const doubt = record.event === "roll" && typeof record.confidence === "number" && record.confidence < 0.8
+    ? `, read only ${Math.round(record.confidence * 100)}% sure` : "";
+  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}${doubt}`;
 }
 
 function addTable(row) {
