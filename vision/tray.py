@@ -21,9 +21,10 @@ import cv2
 import numpy as np
 
 from calibration.moved import SHIFT_PX, ViewWatch
+from vision.dice.boxes import Box
 from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.reader import Box, DieReading
+from vision.dice.reader import DieReading
 from vision.dice.rest import (
     CHANGED_PIXELS,
     RestClock,

@@ -315,7 +315,7 @@ def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -
     in the box, too little to date its rest by, is still that die)."""
     if event["event"] not in START.values() or "box" not in event:
         return False
-    from vision.dice.reader import centre_in, overlap
+    from vision.dice.boxes import centre_in, overlap
 
     frame = states[min(int(event["frame"]), len(states) - 1)]
     under = [(overlap(event["box"], die["box"]), die) for die in frame["dice"]

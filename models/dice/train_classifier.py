@@ -22,8 +22,8 @@ import torch
 from models.dice.data import SHARED_DICE, LabelledImage, too_small
 from models.dice.nets import DieClassifier
 from models.dice.training import save, seeded, start_from, training_items, training_parser
+from vision.dice.boxes import as_box, within
 from vision.dice.preprocess import CROP_SIZE, CROP_SPAN, classifier_input, crop_square
-from vision.dice.reader import as_box, within
 
 CLASSES = ["none", "1", "2", "3", "4", "5", "6", "cocked"]
 COCKED = CLASSES.index("cocked")

@@ -39,6 +39,7 @@ from models.dice.data import LabelledImage, synthetic, too_small
 from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
+from vision.dice.boxes import as_box, overlap
 from vision.dice.preprocess import (
     CROP_SIZE,
     STRAIGHT_DOWN_SPAN,
@@ -46,7 +47,7 @@ from vision.dice.preprocess import (
     straight_down_crop,
     view_slope,
 )
-from vision.dice.reader import DiceReader, as_box, overlap
+from vision.dice.reader import DiceReader
 from vision.dice.zones import EXIT_MM
 
 CLASSES = ["flat", "cocked"]

@@ -34,8 +34,8 @@ from models.dice.train_cocked import (
     scenes_and_boxes,
 )
 from models.dice.training import map_jobs, save, seeded, training_parser
+from vision.dice.boxes import overlap
 from vision.dice.preprocess import FRAMER_SIZE, FRAMER_SPAN, crop_square, framing_target
-from vision.dice.reader import overlap
 
 Crops = tuple[np.ndarray, np.ndarray, np.ndarray]
 # The answer's parts weighed alike in the loss: offsets are a few hundredths of the crop's

@@ -17,15 +17,8 @@ from typing import Protocol
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import (
-    Box,
-    DiceReader,
-    DieReading,
-    TrayFloor,
-    centre_in,
-    framed_alike,
-    overlap,
-)
+from vision.dice.boxes import Box, centre_in, overlap
+from vision.dice.reader import DiceReader, DieReading, TrayFloor, framed_alike
 from vision.dice.rest import centred_alike, part_of
 from vision.dice.zones import DiceZones
 

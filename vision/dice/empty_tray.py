@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.dice.reader import Box
+from vision.dice.boxes import Box
 from vision.dice.rest import BLUR_SIGMA, BLUR_SIZE, CHANGED_LEVEL
 
 AROUND = 0.5  # of a die's size around each reading: its shadow and edges are explained too

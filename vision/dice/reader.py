@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from calibration.tray_view import TrayView
+from vision.dice.boxes import Box, as_box, box_area, centre_in, overlap, within
 from vision.dice.preprocess import (
     FRAMER_SIZE,
     FRAMER_SPAN,
@@ -92,9 +93,6 @@ SAME_DIE_OVERLAP = 0.3
 # face framed alone), not the die again: among the detector's candidates, and among the
 # readings of a die at rest (vision/dice/rest.py).
 PART_OF_DIE = 0.5
-
-Box = tuple[float, float, float, float]  # x, y, w, h
-
 
 class TrayFloor(Protocol):
     """Where on the tray's floor a die framed by a box lies (vision/dice/zones.py:
@@ -466,47 +464,10 @@ def framed_alike(a: DieReading, b: DieReading) -> bool:
                 and within(a.framed_box, b.framed_box, FRAMED_WITHIN)))
 
 
-def intersection(a: tuple[float, float, float, float],
-                 b: tuple[float, float, float, float]) -> float:
-    """The area two boxes (x, y, w, h) share."""
-    across = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    down = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return across * down
-
-
-def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """Intersection over union of two boxes (x, y, w, h)."""
-    both = intersection(a, b)
-    return both / max(a[2] * a[3] + b[2] * b[3] - both, 1e-9)
-
-
-def within(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
-           share: float) -> bool:
-    """Whether at least `share` of the smaller of two boxes (x, y, w, h) lies inside the
-    other."""
-    return intersection(a, b) >= share * min(a[2] * a[3], b[2] * b[3])
-
-
-def box_area(box: Box) -> float:
-    return box[2] * box[3]
-
-
-def centre_in(box: Box, outer: Box) -> bool:
-    """Whether `box`'s centre lies inside `outer`."""
-    x, y = box[0] + box[2] / 2, box[1] + box[3] / 2
-    return outer[0] <= x <= outer[0] + outer[2] and outer[1] <= y <= outer[1] + outer[3]
-
-
 def with_constant(crops: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Crops (n, c, h, w) with one more channel after them, each crop's value all over it."""
     return np.concatenate([crops, np.broadcast_to(values[:, None, None, None],
                                                   crops[:, :1].shape)], axis=1)
-
-
-def as_box(values: np.ndarray) -> tuple[float, float, float, float]:
-    """An array (x, y, w, h) as a box of floats."""
-    x, y, w, h = (float(v) for v in values)
-    return x, y, w, h
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

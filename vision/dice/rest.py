@@ -22,14 +22,8 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.dice.reader import (
-    PART_OF_DIE,
-    Box,
-    DieReading,
-    box_area,
-    overlap,
-    within,
-)
+from vision.dice.boxes import Box, box_area, overlap, within
+from vision.dice.reader import PART_OF_DIE, DieReading
 
 Stamp = tuple[int, float]  # frame index, time in seconds
 

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from vision.dice.reader import PART_OF_DIE, Box, DieReading, box_area
+from vision.dice.boxes import Box, box_area
+from vision.dice.reader import PART_OF_DIE, DieReading
 from vision.dice.rest import centred_alike
 from vision.dice.zones import DiceZones
 

@@ -14,7 +14,8 @@ import cv2
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.reader import Box, DieReading
+from vision.dice.boxes import Box
+from vision.dice.reader import DieReading
 
 # The largest pixel coordinate a zone's corner may have: no camera's frame is near a
 # million pixels wide.
