@@ -43,6 +43,9 @@ MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 # threshold, is found on one frame and missed on the next.
 MISSING_READ_EVERY = 5
 MISSING_READ_SECONDS = 4.0
+# A change from the empty tray is read as a candidate the detector proposed this surely (its
+# own heat of a die it surely sees): something lies there; the classifier says whether a die.
+SURELY_PROPOSED = 0.5
 # The tray's view has moved (the camera knocked, the baffle box pushed) once its still view
 # shifts by this share of its width from the first: 2.6 px of the clips' 440 px view,
 # a tenth of a die, which puts a die's foot a millimetre or so across the box's edge.
@@ -236,9 +239,29 @@ class TrayCamera:
         found = find_missing(self._search, self.dice_reader, crop, self._zones, self._dice,
                              self.watcher.dice_per_throw - len(self._dice),
                              self.watcher.min_presence, lambda read: self._not_the_tray(read, crop))
+        if not found:
+            found = self._read_changes(crop)
         if found:
             self._dice += found
             self._read_at = (frame, time)
+
+    def _read_changes(self, crop: np.ndarray) -> list[DieReading]:
+        """The dice the detector does not propose at all, read in the boxes of the die-sized
+        changes from the empty tray that no reading explains, out of the box and no shadow:
+        a translucent green die against a dark wall in its shadow (193105), a yellow one
+        leaning on the tray's yellow wall (131205). Each is read as the detector's candidate
+        would be, and taken only as surely a die as a die found searching."""
+        held = [die.box for die in self._dice]
+        lying = [place for place in self._empty_tray.unexplained(smoothed(crop), held) or []
+                 if not self._zones.in_box(place) and not self._empty_tray.shadow(crop, place)]
+        if not lying:
+            return []
+        read = self.dice_reader.read_boxes(crop, np.array(lying, np.float32),
+                                           np.full(len(lying), SURELY_PROPOSED), self.view,
+                                           self._zones)
+        read, _ = self._zones.sort(self._not_the_tray(read, crop))
+        wanted = self.watcher.dice_per_throw - len(self._dice)
+        return [die for die in read if die.presence >= self.watcher.min_presence][:wanted]
 
     def _in_zones(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
         """The dice where dice are read, less cocked calls on the tray itself; a box wider

@@ -33,6 +33,10 @@ class DiceReading(Protocol):
     def read(self, image: np.ndarray, view: TrayView | None = None,
              floor: TrayFloor | None = None) -> list[DieReading]: ...
 
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
+                   view: TrayView | None = None,
+                   floor: TrayFloor | None = None) -> list[DieReading]: ...
+
 
 def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReading],
                 places: Sequence[Box], zones: DiceZones | None = None,

@@ -291,6 +291,14 @@ class DiceReader:
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image")
         boxes, scores = self.candidates(image)
+        return self.read_boxes(image, boxes, scores, view, floor)
+
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
+                   view: TrayView | None = None,
+                   floor: TrayFloor | None = None) -> list[DieReading]:
+        """The dice in candidate `boxes` (n, 4: x, y, w, h, in the BGR `image`'s pixels)
+        proposed with `scores` (the detector's heat; 0.5 or more counts as surely proposed):
+        `read` with the candidates given, not the detector's."""
         if not len(boxes):
             return []
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
