@@ -21,7 +21,16 @@ TRAY = np.array([[0, 60], [160, 60], [160, 120], [0, 120]], np.float32)
 BOX = np.array([[0, 0], [160, 0], [160, 59], [0, 59]], np.float32)
 
 
-class CountingReader:
+class ProposedOnly:
+    """A stand-in reader sees dice only where its own detector proposes them: a box it is
+    given to read (a change from the empty tray) shows it none."""
+
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
+                   view: TrayView | None = None, floor: object = None) -> list[DieReading]:
+        return []
+
+
+class CountingReader(ProposedOnly):
     """Stands in for the dice reader: counts its calls, reads a 4 on the bright square."""
 
     def __init__(self) -> None:
@@ -36,12 +45,8 @@ class CountingReader:
         box = (float(xs.min()), float(ys.min()), float(np.ptp(xs) + 1), float(np.ptp(ys) + 1))
         return [DieReading(box, 4, False, 0.99)]
 
-    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
-                   view: TrayView | None = None, floor: object = None) -> list[DieReading]:
-        return []  # a box the detector did not propose shows it no die
 
-
-class BrightDice:
+class BrightDice(ProposedOnly):
     """Stands in for the dice reader: reads a 4 on every bright (white) square, and nothing
     of a grey one (a die the detector misses)."""
 
@@ -51,10 +56,6 @@ class BrightDice:
         _, _, stats, _ = cv2.connectedComponentsWithStats(bright)
         return [DieReading((float(x), float(y), float(w), float(h)), 4, False, 0.95)
                 for x, y, w, h, area in stats[1:] if area >= 100]
-
-    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
-                   view: TrayView | None = None, floor: object = None) -> list[DieReading]:
-        return []  # a box the detector did not propose shows it no die
 
 
 def frame_with_die(x: int) -> np.ndarray:
@@ -185,15 +186,11 @@ def test_a_second_cameras_events_reach_the_board_camera_at_their_time() -> None:
     assert released[0].frame == 30  # dated by the board camera's frame of that time
 
 
-class TwoDice:
+class TwoDice(ProposedOnly):
     def read(self, image: np.ndarray, view: TrayView | None = None,
              floor: object = None) -> list[DieReading]:
         return [DieReading((70.0, 80.0, 16.0, 16.0), 6, False, 0.99),
                 DieReading((110.0, 80.0, 16.0, 16.0), 5, False, 0.99)]
-
-    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
-                   view: TrayView | None = None, floor: object = None) -> list[DieReading]:
-        return []  # a box the detector did not propose shows it no die
 
 
 class LiveTray:
@@ -674,7 +671,7 @@ def test_a_die_that_looks_as_the_empty_tray_did_is_dated_when_the_tray_went_stil
     assert events[0].frame == 30 and events[1].frame == 30 + 90  # the first still frame
 
 
-class FindsTheLeanerOnASearch:
+class FindsTheLeanerOnASearch(ProposedOnly):
     """Stands in for the dice reader while one die leans on another: reads the lower die (a
     4) on every picture, and the one leaning on it (a 5, its centre 0.58 of a die away,
     overlapping it by 0.21) from the third reading of the whole view on."""
@@ -692,10 +689,6 @@ class FindsTheLeanerOnASearch:
             if self.whole >= 3:
                 dice.append(DieReading((66.0, 87.0, 16.0, 16.0), 5, False, 0.95))
         return dice
-
-    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
-                   view: TrayView | None = None, floor: object = None) -> list[DieReading]:
-        return []  # a box the detector did not propose shows it no die
 
 
 def test_a_die_found_leaning_on_another_when_searching_is_taken() -> None:
