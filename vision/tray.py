@@ -24,7 +24,7 @@ from calibration.moved import SHIFT_PX, ViewWatch
 from vision.dice.boxes import Box
 from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
 from vision.dice.empty_tray import EmptyTray
-from vision.dice.reader import DieReading
+from vision.dice.reader import SURELY_PROPOSED, DieReading
 from vision.dice.rest import (
     CHANGED_PIXELS,
     RestClock,
@@ -43,9 +43,6 @@ MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
 # threshold, is found on one frame and missed on the next.
 MISSING_READ_EVERY = 5
 MISSING_READ_SECONDS = 4.0
-# A change from the empty tray is read as a candidate the detector proposed this surely (its
-# own heat of a die it surely sees): something lies there; the classifier says whether a die.
-SURELY_PROPOSED = 0.5
 # The tray's view has moved (the camera knocked, the baffle box pushed) once its still view
 # shifts by this share of its width from the first: 2.6 px of the clips' 440 px view,
 # a tenth of a die, which puts a die's foot a millimetre or so across the box's edge.
@@ -146,7 +143,7 @@ class TrayCamera:
               and len(self._dice) < self.watcher.dice_per_throw
               and frame - self._missing_read >= MISSING_READ_EVERY
               and time - self._read_at[1] <= MISSING_READ_SECONDS):
-            self._read_missing(frame, time, crop)
+            self._read_missing(frame, time, crop, grey)
         if (self._moving_frames == 0 and not self._looked_closer
                 and len(self._dice) < self.watcher.dice_per_throw):
             # A die missing at rest (read on this frame, or on the tray's last moving one):
@@ -190,11 +187,7 @@ class TrayCamera:
         unread: int | None = 0
         in_box_since: Stamp | None = None
         if 0 < len(boxes) < self.watcher.dice_per_throw:
-            lying = self._empty_tray.unexplained(grey, boxes)
-            if lying is not None:
-                # A die's shadow reaching past its reading is no die lying unread: taken for
-                # one, it kept the other die, unseen in the box, from being counted (164307).
-                lying = [p for p in lying if not self._empty_tray.shadow(crop, p)]
+            lying = self._lying_unread(grey, crop, boxes)
             # One lying unread inside the box is still in the box: dated from its own rest,
             # as a die read there is, when it came to rest in this throw.
             in_box = [p for p in lying or [] if self._zones.in_box(p)]
@@ -231,7 +224,19 @@ class TrayCamera:
         x, y, w, h = event.box
         return replace(event, box=(x + self.box[0], y + self.box[1], w, h))
 
-    def _read_missing(self, frame: int, time: float, crop: np.ndarray) -> None:
+    def _lying_unread(self, grey: np.ndarray, crop: np.ndarray,
+                      boxes: Sequence[Box]) -> list[Box] | None:
+        """The die-sized changes from the empty tray that no reading (`boxes`) explains;
+        None when the tray has not been seen empty. A die's shadow reaching past its reading
+        is no die lying unread: taken for one, it kept the other die, unseen in the box, from
+        being counted (164307)."""
+        lying = self._empty_tray.unexplained(grey, boxes)
+        if lying is None:
+            return None
+        return [place for place in lying if not self._empty_tray.shadow(crop, place)]
+
+    def _read_missing(self, frame: int, time: float, crop: np.ndarray,
+                      grey: np.ndarray) -> None:
         """Read the still tray again for a die missing from it (`find_missing`): only a die
         found apart from those held is taken, the readings of the dice held stand."""
         self._missing_read = frame
@@ -240,20 +245,19 @@ class TrayCamera:
                              self.watcher.dice_per_throw - len(self._dice),
                              self.watcher.min_presence, lambda read: self._not_the_tray(read, crop))
         if not found:
-            found = self._read_changes(crop)
+            found = self._read_changes(crop, grey)
         if found:
             self._dice += found
             self._read_at = (frame, time)
 
-    def _read_changes(self, crop: np.ndarray) -> list[DieReading]:
+    def _read_changes(self, crop: np.ndarray, grey: np.ndarray) -> list[DieReading]:
         """The dice the detector does not propose at all, read in the boxes of the die-sized
         changes from the empty tray that no reading explains, out of the box and no shadow:
         a translucent green die against a dark wall in its shadow (193105), a yellow one
         leaning on the tray's yellow wall (131205). Each is read as the detector's candidate
         would be, and taken only as surely a die as a die found searching."""
-        held = [die.box for die in self._dice]
-        lying = [place for place in self._empty_tray.unexplained(smoothed(crop), held) or []
-                 if not self._zones.in_box(place) and not self._empty_tray.shadow(crop, place)]
+        unread = self._lying_unread(grey, crop, [die.box for die in self._dice]) or []
+        lying = [place for place in unread if not self._zones.in_box(place)]
         if not lying:
             return []
         read = self.dice_reader.read_boxes(crop, np.array(lying, np.float32),

@@ -93,6 +93,8 @@ SAME_DIE_OVERLAP = 0.3
 # face framed alone), not the die again: among the detector's candidates, and among the
 # readings of a die at rest (vision/dice/rest.py).
 PART_OF_DIE = 0.5
+# A candidate the detector proposes with this heat or more is surely a thing to read.
+SURELY_PROPOSED = 0.5
 
 class TrayFloor(Protocol):
     """Where on the tray's floor a die framed by a box lies (vision/dice/zones.py:
@@ -297,7 +299,7 @@ class DiceReader:
                    view: TrayView | None = None,
                    floor: TrayFloor | None = None) -> list[DieReading]:
         """The dice in candidate `boxes` (n, 4: x, y, w, h, in the BGR `image`'s pixels)
-        proposed with `scores` (the detector's heat; 0.5 or more counts as surely proposed):
+        proposed with `scores` (the detector's heat; SURELY_PROPOSED or more counts as sure):
         `read` with the candidates given, not the detector's."""
         if not len(boxes):
             return []
@@ -345,7 +347,7 @@ class DiceReader:
         for index, (box, score, row) in enumerate(zip(boxes, scores, probs, strict=True)):
             label = self.classes[int(row.argmax())]
             certainty = float(row.max())
-            detected = min(1.0, float(score) / 0.5)
+            detected = min(1.0, float(score) / SURELY_PROPOSED)
             if_flat = None
             if cocked_odds is not None:
                 # The straight-down view decides cocked or flat; the value is the most
