@@ -7,8 +7,9 @@ from dataclasses import replace
 import numpy as np
 
 from calibration.tray_view import TrayView
-from vision.dice.closer import look_closer, one_die
+from vision.dice.closer import find_missing, look_closer, one_die
 from vision.dice.reader import DieReading
+from vision.dice.zones import DiceZones
 
 PAIR = [(100.0, 100.0, 20.0, 20.0), (112.0, 84.0, 20.0, 20.0)]  # one leaning on the other
 
@@ -171,3 +172,38 @@ def test_a_die_leaning_on_another_comes_apart_from_it() -> None:
     found = look_closer(CloserLook([pair], [flat, leaning]), coordinates_image(), [pair],
                         [pair.box])
     assert sorted(d.cocked for d in found) == [False, True]
+
+
+# coordinates_image's tray below, the baffle box above
+ZONES = DiceZones(np.array([[0, 100], [400, 100], [400, 300], [0, 300]], np.float32),
+                  np.array([[0, 0], [400, 0], [400, 99], [0, 99]], np.float32))
+
+
+def test_a_die_leaning_on_one_held_is_found_when_the_still_tray_is_read_again() -> None:
+    """Clip 192204: a die cocked on the other, framed with it in the whole view, and missed
+    by the closer look made when the tray stopped (its crop a pixel off), is found when the
+    still tray is read again for it: the search looks closer around each die held."""
+    held = DieReading(PAIR[0], 1, False, 0.93)
+    leaning = DieReading(PAIR[1], None, True, 0.84, presence=0.77)
+    search = CloserLook([held], [held, leaning])
+    reader = CloserLook([held], [held])
+    found = find_missing(search, reader, coordinates_image(), ZONES, [held], 1, 0.35)
+    assert found == [leaning]
+    # Not around a die held in the box: a die there shows as a sliver, read in its inside.
+    in_box = DieReading((100.0, 40.0, 20.0, 20.0), 1, False, 0.93)
+    beside = DieReading((112.0, 24.0, 20.0, 20.0), None, True, 0.84, presence=0.77)
+    found = find_missing(CloserLook([in_box], [in_box, beside]), CloserLook([in_box], [in_box]),
+                         coordinates_image(), ZONES, [in_box], 1, 0.35)
+    assert found == []
+
+
+def test_a_face_of_a_held_die_framed_alone_is_no_second_die() -> None:
+    """Clip 144309: a closer look framed a held die's front face alone, read 4 at 0.31: its
+    centre lies in the held die's box, so it is part of that die, not the die missing."""
+    held = DieReading((104.0, 111.0, 22.0, 20.0), 6, False, 0.9)
+    face = DieReading((107.0, 123.0, 14.0, 13.0), 4, False, 0.31, presence=0.86)
+    assert not one_die(face, held)
+    for search in (CloserLook([held], [held, face]), CloserLook([held, face], [held])):
+        found = find_missing(search, CloserLook([held], [held]), coordinates_image(), ZONES,
+                             [held], 1, 0.35)
+        assert found == []

@@ -105,9 +105,9 @@ def test_a_still_tray_with_a_die_missing_is_read_again_for_a_while() -> None:
     tray = TrayCamera(DiceZones(TRAY, BOX), reader, (160, 120))
     for index in range(200):  # a still tray, one die in view: the other may be found yet
         tray.observe(index, index / 30, frame_with_die(70))
-    # the tray, a closer look around the die, then every 5th frame for 4 seconds the tray
-    # and the box
-    assert reader.calls == 2 + 2 * (120 // 5)
+    # the tray, a closer look around the die, then every 5th frame for 4 seconds the tray,
+    # the box and closer around the die again (a die leaning on it is not always found)
+    assert reader.calls == 2 + 3 * (120 // 5)
 
 
 class FoundOnTheThirdLook(BrightDice):
@@ -153,11 +153,18 @@ def test_a_die_missing_when_the_tray_stops_is_looked_for_closer_once() -> None:
     tray = TrayCamera(DiceZones(TRAY, BOX), reader, (160, 120))
     # Six moving frames: the last reading is made on the last of them, where the die stops,
     # so the still tray is not read again; the closer look is still owed.
+    per_frame = []
     for index in range(40):
         x = 10 + 8 * min(max(index - 9, 0), 6)
+        before = len(reader.sizes)
         tray.observe(index, index / 30, frame_with_die(x))
-    assert reader.sizes[:2] == [(120, 160), (80, 80)]  # the still tray, then a closer look
-    assert reader.sizes[2:].count((80, 80)) == 1  # once more, when the die has stopped
+        per_frame.append(reader.sizes[before:])
+    # less the still tray's re-readings: the tray, the box's inside, closer round the die
+    rereading = [(120, 160), (120, 160), (80, 80)]
+    looks = [sizes[3:] if sizes[:3] == rereading else sizes for sizes in per_frame]
+    assert looks[1] == [(120, 160), (80, 80)]  # the still tray, then a closer look
+    closer = [index for index, sizes in enumerate(looks) if (80, 80) in sizes]
+    assert len(closer) == 2 and closer[1] > 15  # once more, when the die has stopped
 
 
 def test_both_zones_are_watched_for_motion_whatever_their_points_order() -> None:

@@ -84,14 +84,21 @@ def find_missing(search: DiceReading, reader: DiceReading, image: np.ndarray, zo
     a throw's die missing from it: read by `search` (a reader looking harder: the mirror
     images, any look, fainter proposals), and the box's inside enlarged, where at the whole
     view's scale a die dark against the box's side can go unseen (one look of `reader`; the
-    harder reader's four would cost a fifth more a frame); the surest first, each as sure a
-    die as `min_presence`. `keep`: what of the readings to judge (the tray camera drops those
-    on the empty tray). A face of a die held, framed alone, is that die (92309: its top face
-    read as a second die 2 s after the throw cancelled the count of the die in the box)."""
+    harder reader's four would cost a fifth more a frame), and closer around each die held
+    in the tray, where a die leaning on it is framed with it (the closer look made when the
+    tray stopped finds it on most frames, not all: 192204's crop a pixel off missed it); the
+    surest first, each as sure a die as `min_presence`. `keep`: what of the readings to judge
+    (the tray camera drops those on the empty tray). A face of a die held, framed alone, is
+    that die (92309: its top face read as a second die 2 s after the throw cancelled the
+    count of the die in the box; 144309: its front face as the die missing in the box). Not
+    around a die held in the box: a 6-pixel reading beside one there was taken for the die
+    out of sight (162300)."""
     (left, top), (right, bottom) = zones.box.min(0), zones.box.max(0)
     inside_box: Box = (float(left), float(top), float(right - left), float(bottom - top))
     read = search.read(image, zones.view, zones)
     read += look_closer(reader, image, [], [], zones, [inside_box])
+    in_tray = [die.box for die in held if not zones.in_box(die.box)]
+    read += look_closer(search, image, [], in_tray, zones)
     read, _ = zones.sort(keep(read))
     found: list[DieReading] = []
     for die in sorted(read, key=lambda die: -die.presence):
