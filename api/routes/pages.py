@@ -7,9 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import FileResponse, RedirectResponse
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
+
+from referee.tracker import MIN_ROLL_CONFIDENCE
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
+# The station marks a roll read with doubt as the review's timeline does: the one threshold,
+# put in the page rather than written again in its script.
+STATION = (STATIC / "station.html").read_text().replace("{{ROLL_DOUBT_BELOW}}",
+                                                          str(MIN_ROLL_CONFIDENCE))
 ASSETS = {"common.js", "station.js", "station.css", "overlay.js"}
 
 router = APIRouter(include_in_schema=False)
@@ -21,8 +27,8 @@ def home() -> RedirectResponse:
 
 
 @router.get("/station")
-def station() -> FileResponse:
-    return FileResponse(STATIC / "station.html")
+def station() -> HTMLResponse:
+    return HTMLResponse(STATION)
 
 
 @router.get("/overlay/{table_id}")

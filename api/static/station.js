@@ -6,6 +6,8 @@ const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
 // Alerts with nothing to decide: a camera knocked off its calibration, a camera stalled or
 // lost. The judges act on the table (calibrate it again, check the camera).
 const NOTICES = ["camera_moved", "source"];
+// Under it a roll is read with doubt: the tracker's MIN_ROLL_CONFIDENCE, put in the page by the server.
+const ROLL_DOUBT_BELOW = Number(document.querySelector('meta[name="roll-doubt-below"]').content);
 const tables = new Map(); // table id -> {row, card}
 const alerts = new Map(); // "table:seq" -> alert element
 // "table:flag_seq" -> decision record: one can arrive before its alert (a render of a state
@@ -30,7 +32,7 @@ function describe(record) {
   const counted = record.event === "count_start" || record.event === "throw_void";
   const sure = counted && typeof record.confidence === "number" ? `, die read ${Math.round(record.confidence * 100)}% sure` : "";
   // A roll read with doubt (under the tracker's MIN_ROLL_CONFIDENCE) may hide a cocked die read flat.
-  const doubt = record.event === "roll" && typeof record.confidence === "number" && record.confidence < 0.8
+  const doubt = record.event === "roll" && typeof record.confidence === "number" && record.confidence < ROLL_DOUBT_BELOW
     ? `, read only ${Math.round(record.confidence * 100)}% sure` : "";
   return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}${doubt}`;
 }
