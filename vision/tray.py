@@ -139,7 +139,7 @@ class TrayCamera:
             self._dice = self._in_zones(self.dice_reader.read(crop, self.view, self._zones), crop)
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
-        elif (self._in_throw and self._moving_frames == 0
+        elif ((self._in_throw or self._throw_seen()) and self._moving_frames == 0
               and len(self._dice) < self.watcher.dice_per_throw
               and frame - self._missing_read >= MISSING_READ_EVERY
               and time - self._read_at[1] <= MISSING_READ_SECONDS):
@@ -212,6 +212,11 @@ class TrayCamera:
             self._in_throw, self._first_motion = False, None
         return [self._in_frame(event) for event in events]
 
+    def _throw_seen(self) -> bool:
+        """Whether something moved in the tray since it was last seen empty (the camera's
+        first frame, compared with nothing, is no motion)."""
+        return self._throw_began is not None and self._first_motion is not None
+
     def _still_long(self, time: float) -> bool:
         """Whether the tray has been still as long as a die must lie to be at rest."""
         return (self._still_from is not None
@@ -237,8 +242,9 @@ class TrayCamera:
 
     def _read_missing(self, frame: int, time: float, crop: np.ndarray,
                       grey: np.ndarray) -> None:
-        """Read the still tray again for a die missing from it (`find_missing`): only a die
-        found apart from those held is taken, the readings of the dice held stand."""
+        """Read the still tray again for a die missing from it (`find_missing`), or for the
+        throw's dice when none was read: only a die found apart from those held is taken, the
+        readings of the dice held stand."""
         self._missing_read = frame
         # The last full reading's too-wide boxes stay the ones to look closer into.
         found = find_missing(self._search, self.dice_reader, crop, self._zones, self._dice,
@@ -246,6 +252,10 @@ class TrayCamera:
                              self.watcher.min_presence, lambda read: self._not_the_tray(read, crop))
         if not found:
             found = self._read_changes(crop, grey)
+        if not self._dice:
+            # Nothing read since the throw (both dice in the box, a red die in a red box):
+            # only a die that changed the tray seen empty before it is one of the throw's.
+            found = [die for die in found if self._empty_tray.changed(crop, die.box)]
         if found:
             self._dice += found
             self._read_at = (frame, time)

@@ -651,6 +651,40 @@ def test_a_die_the_whole_view_misses_in_the_box_is_found_in_the_box_read_closer(
     assert events[0].frame == 10 and events[0].box == (10.0, 10.0, 16.0, 16.0)
 
 
+def test_a_throw_with_no_die_read_is_searched_for_a_die_stopped_in_the_box() -> None:
+    """Both dice stopped in the box, the one in sight unread at the whole view's scale (243305:
+    a red die in a red box): the still tray is searched before it could be taken for the
+    empty tray again, and the die found in the box is counted."""
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 20:  # slides into the box and stops there at frame 26
+            x = max(50 - 5 * (index - 20), 20)
+            image[10:26, x:x + 16] = 230
+
+    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), MissesTheBoxDieInTheWholeView(),
+                        (160, 120))
+    events = [e for e in observed(camera, 160, paint) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    assert [e.kind for e in events] == [Kind.IN_BOX, Kind.VOID]
+    assert events[0].frame == 26 and events[0].box == (20.0, 10.0, 16.0, 16.0)
+
+
+def test_a_die_found_after_a_throw_with_none_read_must_have_changed_the_tray() -> None:
+    """A hand passing over the tray leaves it as it was: what the search reads in the box
+    then (a reading on the empty box) is no die of a throw."""
+    class ReadsADieInTheBoxCrop(ProposedOnly):
+        def read(self, image: np.ndarray, view: TrayView | None = None,
+                 floor: object = None) -> list[DieReading]:
+            return [] if image.shape[1] >= 100 else [DieReading((10.0, 10.0, 16.0, 16.0), 3,
+                                                               False, 0.9)]
+
+    def paint(index: int, image: np.ndarray) -> None:
+        if 20 <= index < 26:  # a hand reaching across the tray
+            image[60:100, 20 * (index - 20):20 * (index - 20) + 30] = 120
+
+    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), ReadsADieInTheBoxCrop(), (160, 120))
+    events = observed(camera, 160, paint)
+    assert not [e for e in events if e.kind in (Kind.IN_BOX, Kind.VOID, Kind.ROLL_READ)]
+
+
 class ReadsAShadowedDieInTheBox(BrightDice):
     """Reads as BrightDice, and while a die lies bright in the tray also a die at (10, 10)
     in the box whose pixels show nothing of it: the lower half of a die in the box's shadow,

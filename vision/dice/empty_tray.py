@@ -94,6 +94,11 @@ class EmptyTray:
         inside = changed[max(y, 0) - top:y + h - top, max(x, 0) - left:x + w - left]
         return bool(inside.size and inside.mean() < UNCHANGED)
 
+    def changed(self, colour: np.ndarray, box: Box) -> bool:
+        """Whether `box` of the BGR image `colour` shows something new on the tray seen empty
+        in colour (False while it has not been)."""
+        return self._colour is not None and not self.unchanged(colour, box)
+
     def unexplained(self, image: np.ndarray, boxes: Sequence[Box]) -> list[Box] | None:
         """The die-sized changes from the empty tray that lie away from every read die (their
         boxes); None when the tray has not been seen empty."""
