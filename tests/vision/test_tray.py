@@ -635,6 +635,14 @@ class MissesTheBoxDieInTheWholeView(BrightDice):
         return dice if image.shape[1] < 100 else [d for d in dice if d.box[1] >= 40]
 
 
+def box_counts(paint: Callable[[int, np.ndarray], None]) -> list[DiceEvent]:
+    """The counts of a die in the box and the voids over 160 frames that `paint` draws, the
+    box above row 40 read as `MissesTheBoxDieInTheWholeView` reads it."""
+    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), MissesTheBoxDieInTheWholeView(),
+                        (160, 120))
+    return [e for e in observed(camera, 160, paint) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+
+
 def test_a_die_the_whole_view_misses_in_the_box_is_found_in_the_box_read_closer() -> None:
     def paint(index: int, image: np.ndarray) -> None:
         if index >= 10:
@@ -643,9 +651,7 @@ def test_a_die_the_whole_view_misses_in_the_box_is_found_in_the_box_read_closer(
             x = min(20 + 5 * (index - 20), 70)
             image[80:96, x:x + 16] = 230
 
-    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), MissesTheBoxDieInTheWholeView(),
-                        (160, 120))
-    events = [e for e in observed(camera, 160, paint) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    events = box_counts(paint)
     assert [e.kind for e in events] == [Kind.IN_BOX, Kind.VOID]
     # dated from the die's own stop, not from the throw looking over at frame 30
     assert events[0].frame == 10 and events[0].box == (10.0, 10.0, 16.0, 16.0)
@@ -660,9 +666,7 @@ def test_a_throw_with_no_die_read_is_searched_for_a_die_stopped_in_the_box() -> 
             x = max(50 - 5 * (index - 20), 20)
             image[10:26, x:x + 16] = 230
 
-    camera = TrayCamera(DiceZones(BELOW_BOX, SMALL_BOX), MissesTheBoxDieInTheWholeView(),
-                        (160, 120))
-    events = [e for e in observed(camera, 160, paint) if e.kind in (Kind.IN_BOX, Kind.VOID)]
+    events = box_counts(paint)
     assert [e.kind for e in events] == [Kind.IN_BOX, Kind.VOID]
     assert events[0].frame == 26 and events[0].box == (20.0, 10.0, 16.0, 16.0)
 
