@@ -1,6 +1,7 @@
 """The pages: the judges' station and each table's broadcast overlay (plain HTML and
-JavaScript from api/static, no build step). The pages hold no data: their scripts fetch it
-with the token given as `?token=` in the page's address."""
+JavaScript from api/static, no build step). The pages hold no data (the station only the
+tracker's threshold of a doubtful roll): their scripts fetch it with the token given as
+`?token=` in the page's address."""
 
 from __future__ import annotations
 
