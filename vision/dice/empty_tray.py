@@ -76,28 +76,37 @@ class EmptyTray:
 
     def unchanged(self, colour: np.ndarray, box: Box) -> bool:
         """Whether `box` of the BGR image `colour` shows the empty tray as it was: under
-        UNCHANGED of its pixels changed visibly in any channel, both smoothed as the grey
-        comparisons are (a die as bright as the tray differs from it in colour only). False
-        while the tray has not been seen empty in colour."""
+        UNCHANGED of its pixels changed visibly (`_changed_share`). False while the tray has
+        not been seen empty in colour."""
+        share = self._changed_share(colour, box)
+        return share is not None and share < UNCHANGED
+
+    def changed(self, colour: np.ndarray, box: Box) -> bool:
+        """Whether `box` of the BGR image `colour` shows something new on the tray seen empty:
+        UNCHANGED of its pixels or more changed visibly. False while the tray has not been
+        seen empty in colour."""
+        share = self._changed_share(colour, box)
+        return share is not None and share >= UNCHANGED
+
+    def _changed_share(self, colour: np.ndarray, box: Box) -> float | None:
+        """The share of `box`'s pixels changed visibly from the empty tray in any channel,
+        both smoothed as the grey comparisons are (a die as bright as the tray differs from it
+        in colour only); None where it cannot be told: the tray not seen empty in colour, or
+        too little of the box in the image."""
         if self._colour is None or self._colour.shape != colour.shape:
-            return False
+            return None
         x, y, w, h = (round(v) for v in box)
         height, width = colour.shape[:2]
         # the box and a blur's reach around it, so that its edge is blurred as inside
         left, top = max(x - BLUR_SIZE, 0), max(y - BLUR_SIZE, 0)
         right, bottom = min(x + w + BLUR_SIZE, width), min(y + h + BLUR_SIZE, height)
         if right - left <= 2 * BLUR_SIZE or bottom - top <= 2 * BLUR_SIZE:
-            return False
+            return None
         now, was = (cv2.GaussianBlur(image[top:bottom, left:right], (BLUR_SIZE, BLUR_SIZE),
                                      BLUR_SIGMA) for image in (colour, self._colour))
         changed = np.any(cv2.absdiff(now, was) > CHANGED_LEVEL, axis=2)
         inside = changed[max(y, 0) - top:y + h - top, max(x, 0) - left:x + w - left]
-        return bool(inside.size and inside.mean() < UNCHANGED)
-
-    def changed(self, colour: np.ndarray, box: Box) -> bool:
-        """Whether `box` of the BGR image `colour` shows something new on the tray seen empty
-        in colour (False while it has not been)."""
-        return self._colour is not None and not self.unchanged(colour, box)
+        return float(inside.mean()) if inside.size else None
 
     def unexplained(self, image: np.ndarray, boxes: Sequence[Box]) -> list[Box] | None:
         """The die-sized changes from the empty tray that lie away from every read die (their

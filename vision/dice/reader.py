@@ -96,6 +96,7 @@ PART_OF_DIE = 0.5
 # A candidate the detector proposes with this heat or more is surely a thing to read.
 SURELY_PROPOSED = 0.5
 
+
 class TrayFloor(Protocol):
     """Where on the tray's floor a die framed by a box lies (vision/dice/zones.py:
     DiceZones), as a cocked network told it reads it."""
