@@ -207,3 +207,31 @@ def test_a_face_of_a_held_die_framed_alone_is_no_second_die() -> None:
         found = find_missing(search, CloserLook([held], [held]), coordinates_image(), ZONES,
                              [held], 1, 0.35)
         assert found == []
+
+
+class DieAtTheCropsFoot:
+    """Stands in for the reader: in any crop, the die looked round at its centre and another
+    whose box runs to the crop's bottom edge (a die cut by it, or at the image's foot)."""
+
+    def read(self, image: np.ndarray, view: TrayView | None = None,
+             floor: object = None) -> list[DieReading]:
+        rows, columns = image.shape[:2]
+        return [DieReading((columns / 2 - 10, rows / 2 - 10, 20.0, 20.0), 3, False, 0.9),
+                DieReading((columns / 2 - 5, rows - 15, 20.0, 15.0), None, True, 0.96)]
+
+
+def test_a_die_cut_by_the_closer_looks_edge_is_not_read_from_it() -> None:
+    # 271006: the die below the one looked round, cut by the crop's bottom edge, its
+    # straight-down crop smeared past the border, was called cocked and voided a good throw.
+    image = np.zeros((300, 400, 3), np.uint8)
+    found = look_closer(DieAtTheCropsFoot(), image, [], [(100.0, 100.0, 20.0, 20.0)])
+    assert [d.box for d in found] == [(100.0, 100.0, 20.0, 20.0)]
+
+
+def test_a_die_at_the_images_own_edge_is_read_in_a_closer_look() -> None:
+    # The crop's bottom is the image's: the die there is as whole as the whole view shows it.
+    image = np.zeros((300, 400, 3), np.uint8)
+    found = look_closer(DieAtTheCropsFoot(), image, [], [(100.0, 240.0, 20.0, 20.0)])
+    assert len(found) == 2 and found[1].cocked
+    _, y, _, h = found[1].box
+    assert y + h == 300

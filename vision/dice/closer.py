@@ -27,6 +27,11 @@ SAME_DIE = 0.3  # intersection over union above which two readings are one die
 MIN_SIDE = 16.0  # pixels: a place smaller than a readable die is looked at as one
 SPLIT_APART = 0.7  # of a die's side: touching dice, one leaning on the other, lie further apart
 REGION_MARGIN = 1.25  # a region's crop: its box and a die's width around a die at its edge
+# Pixels: a die whose box reaches this near an edge of a closer look's crop (one inside the
+# image) is cut by it, and its straight-down crop runs past the border into smeared pixels
+# (271006: the die below the one looked round, cut by the bottom edge, called cocked 0.96 and
+# counted to a void, where the whole view read it flat 5). It is read where it lies whole.
+CUT_MARGIN = 2.0
 
 
 class DiceReading(Protocol):
@@ -60,9 +65,10 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         shifted = None if zones is None else zones.shifted(left, top)
         looked = (reader.read(crop) if shifted is None
                   else reader.read(crop, shifted.view, shifted))
+        edges = _inner_edges(left, top, crop.shape[1], crop.shape[0], width, height)
         near = [replace(closer, box=_moved(closer.box, left, top),
                         framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
-                for closer in looked]
+                for closer in looked if not _cut(closer.box, edges)]
         found = _split(found, near)
         found += [die for die in near if not any(one_die(die, other) for other in found)]
     return found
@@ -135,6 +141,25 @@ def _apart(a: DieReading, b: DieReading) -> bool:
     each overlapped the box framing both enough to pass for that reading."""
     framed = a.framed_box is not None and b.framed_box is not None
     return not centred_alike(a.box, b.box, SPLIT_APART) or (framed and not one_die(a, b))
+
+
+def _inner_edges(left: int, top: int, columns: int, rows: int, width: int,
+                 height: int) -> tuple[float | None, float | None, float | None, float | None]:
+    """A crop's left, top, right and bottom edges in its own pixels, each None where it is
+    the image's own edge (a die there is cut in the whole view too)."""
+    return (0.0 if left > 0 else None, 0.0 if top > 0 else None,
+            float(columns) if left + columns < width else None,
+            float(rows) if top + rows < height else None)
+
+
+def _cut(box: Box, edges: tuple[float | None, float | None, float | None, float | None]) -> bool:
+    """Whether a box (in a crop's pixels) reaches within CUT_MARGIN of one of its `edges`."""
+    x, y, w, h = box
+    left, top, right, bottom = edges
+    return ((left is not None and x <= left + CUT_MARGIN)
+            or (top is not None and y <= top + CUT_MARGIN)
+            or (right is not None and x + w >= right - CUT_MARGIN)
+            or (bottom is not None and y + h >= bottom - CUT_MARGIN))
 
 
 def _moved(box: Box, dx: float, dy: float) -> Box:
