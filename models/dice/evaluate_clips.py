@@ -303,10 +303,12 @@ def score_clip(truth: Sequence[dict[str, Any]], seen: Sequence[dict[str, Any]],
         offsets = [candidates[i]["frame"] - decision.frame for i in same_kind]
         nearest.append(min(offsets, key=abs) if offsets else None)
     extra = [e for i, e in enumerate(candidates) if i not in used]
-    truly_void = any(d.event == "throw_void" for d in wanted)
+    # A void is false only of a good throw: one the truth voids, though out of the camera's
+    # sight (a sliver of a die in the box, under HIDDEN_PX, read and counted), is no good throw.
+    unseen = unobservable(truth)
+    truly_void = any(d.event == "throw_void" for d in [*wanted, *unseen])
     false_voids = 0 if truly_void else sum(e["event"] == "throw_void" for e in extra)
-    return ClipScore(wanted, matched, nearest, extra, false_voids, wrong_die,
-                     unobservable(truth))
+    return ClipScore(wanted, matched, nearest, extra, false_voids, wrong_die, unseen)
 
 
 def _on_the_wrong_die(event: dict[str, Any], states: Sequence[dict[str, Any]]) -> bool:

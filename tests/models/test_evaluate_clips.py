@@ -145,6 +145,10 @@ def test_a_throw_no_frame_shows_is_unobservable_not_missed() -> None:
     figures = summarise([score])
     assert figures["decisions"] == 0 and figures["unobservable"] == 2
     assert figures["clips_all_right"] == 0
+    # A sliver of a die in the box read and counted to a void voids no good throw (281302).
+    voided = score_clip(seen_so, [seen("die_in_box", 30, rule="5.4.32"),
+                                  seen("throw_void", 120, rule="5.4.32")])
+    assert voided.false_voids == 0 and len(voided.extra) == 2
     # One die coming into sight and lying still in the tray shows the throw over: observable.
     for frame in frames[60:]:
         frame["dice"][1].update(state="at_rest", visible_px=600)
