@@ -300,6 +300,16 @@ def test_a_die_seen_out_is_not_counted_in_the_box_when_it_is_lost_later() -> Non
     assert Kind.VOID not in [e.kind for e in events]
 
 
+def test_one_rolling_die_read_twice_is_not_both_dice_out_of_the_box() -> None:
+    # 284303: the die rolling out, blurred, read twice in overlapping boxes; the other stops
+    # out of sight in the box. Once the tray is still it is counted as not out of the box.
+    events = run_rests(DiceWatcher(), 150, lambda f: (
+        [die(5), die(3, 320, 315)] if f < 20 else [die(5)], [f if f < 20 else 20] * (
+            2 if f < 20 else 1), 0.05 if f < 20 else 0.0))
+    counted = [(e.kind, e.frame) for e in events if e.kind is not Kind.ROLLING]
+    assert counted[:2] == [(Kind.IN_BOX, 20), (Kind.VOID, 20 + 90)]
+
+
 def test_a_die_counted_unseen_in_the_box_and_read_there_later_keeps_its_count() -> None:
     # One die out and at rest from frame 14, nothing else in view: the other is counted as
     # not out of the box. Read in the box from frame 60 (its rest dated from then), it is
