@@ -65,10 +65,9 @@ def look_closer(reader: DiceReading, image: np.ndarray, dice: Sequence[DieReadin
         shifted = None if zones is None else zones.shifted(left, top)
         looked = (reader.read(crop) if shifted is None
                   else reader.read(crop, shifted.view, shifted))
-        edges = _inner_edges(left, top, crop.shape[1], crop.shape[0], width, height)
         near = [replace(closer, box=_moved(closer.box, left, top),
                         framed_box=closer.framed_box and _moved(closer.framed_box, left, top))
-                for closer in looked if not _cut(closer.box, edges)]
+                for closer in looked if not _cut(closer.box, left, top, crop.shape, image.shape)]
         found = _split(found, near)
         found += [die for die in near if not any(one_die(die, other) for other in found)]
     return found
@@ -143,23 +142,15 @@ def _apart(a: DieReading, b: DieReading) -> bool:
     return not centred_alike(a.box, b.box, SPLIT_APART) or (framed and not one_die(a, b))
 
 
-def _inner_edges(left: int, top: int, columns: int, rows: int, width: int,
-                 height: int) -> tuple[float | None, float | None, float | None, float | None]:
-    """A crop's left, top, right and bottom edges in its own pixels, each None where it is
-    the image's own edge (a die there is cut in the whole view too)."""
-    return (0.0 if left > 0 else None, 0.0 if top > 0 else None,
-            float(columns) if left + columns < width else None,
-            float(rows) if top + rows < height else None)
-
-
-def _cut(box: Box, edges: tuple[float | None, float | None, float | None, float | None]) -> bool:
-    """Whether a box (in a crop's pixels) reaches within CUT_MARGIN of one of its `edges`."""
+def _cut(box: Box, left: int, top: int, crop: tuple[int, ...], image: tuple[int, ...]) -> bool:
+    """Whether a box in the pixels of a crop (of `crop` shape, at `left`, `top` in an image of
+    `image` shape) reaches within CUT_MARGIN of one of the crop's edges that lies inside the
+    image: at the image's own edge a die is cut in the whole view too."""
     x, y, w, h = box
-    left, top, right, bottom = edges
-    return ((left is not None and x <= left + CUT_MARGIN)
-            or (top is not None and y <= top + CUT_MARGIN)
-            or (right is not None and x + w >= right - CUT_MARGIN)
-            or (bottom is not None and y + h >= bottom - CUT_MARGIN))
+    rows, columns = crop[:2]
+    return ((left > 0 and x <= CUT_MARGIN) or (top > 0 and y <= CUT_MARGIN)
+            or (left + columns < image[1] and x + w >= columns - CUT_MARGIN)
+            or (top + rows < image[0] and y + h >= rows - CUT_MARGIN))
 
 
 def _moved(box: Box, dx: float, dy: float) -> Box:
