@@ -221,6 +221,27 @@ def test_a_face_of_a_die_at_rest_framed_alone_is_no_new_reading_of_it() -> None:
     assert surest.update([face], [(4, 0.13)], (9, 0.3)) == [cocked]
 
 
+def test_a_part_of_a_die_framed_apart_is_not_held_once_the_die_is_read_whole() -> None:
+    # A closer look framed a die's lower part and its top face as two dice (302309); read
+    # whole, the die holds the face, which is no die missing from the reading.
+    surest = SurestAtRest()
+    lower = DieReading((52.0, 68.0, 21.0, 20.0), 2, False, 0.99)
+    face = DieReading((53.0, 60.0, 11.0, 10.0), 1, False, 0.82)
+    surest.update([lower, face], [(21, 0.7), (21, 0.7)], (22, 0.73))
+    whole = DieReading((50.0, 60.0, 26.0, 28.0), 2, False, 0.99)
+    assert surest.missing([whole]) == []
+
+
+def test_a_die_framed_with_its_neighbour_is_held_where_it_lies() -> None:
+    # A re-reading frames the first of two touching dice with a corner of the second: the
+    # second's centre lies in that box, under half its size, and it is still a die of its own.
+    surest = SurestAtRest()
+    first, second = DieReading(box(50, 60), 4, False, 0.9), DieReading(box(66, 72), 2, False, 0.9)
+    surest.update([first, second], [(4, 0.13), (6, 0.2)], (9, 0.3))
+    both = DieReading((50.0, 60.0, 30.0, 28.0), 4, False, 0.7)
+    assert [die for die, _ in surest.missing([both])] == [second]
+
+
 def test_a_reading_made_while_the_die_still_tumbled_is_not_kept() -> None:
     surest = SurestAtRest()
     tumbling = DieReading(box(50, 60), None, True, 0.97)  # read on frame 9, lies still from 10

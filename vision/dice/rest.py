@@ -218,9 +218,22 @@ class SurestAtRest:
     def missing(self, dice: Sequence[DieReading]) -> list[tuple[DieReading, Stamp]]:
         """The dice kept at rest, with their moments of rest, that `dice` (a new reading) does
         not read where they lie: a re-reading made while the other die rolls past may miss
-        one, or frame it together with its neighbour."""
+        one, or frame it together with its neighbour. A part of a die kept as a die of its own
+        (a closer look framed a die's lower half and its top face apart, 302309) is not missing
+        once the die it is part of is read whole."""
         return [(kept, since) for kept, since in self._kept
-                if not any(_same_place(kept.box, die.box) for die in dice)]
+                if not any(_same_place(kept.box, die.box) for die in dice)
+                and not self._part_of_one_read(kept.box, dice)]
+
+    def _part_of_one_read(self, part: Box, dice: Sequence[DieReading]) -> bool:
+        """Whether `part` lies within a die read now (`part_of`) where a kept die lies that
+        `part` was read beside, not within, and is under PART_OF_DIE the size of. Not so the
+        dice within a box framing two touching dice (kept or read now): each is a die of its
+        own, and neither is so much smaller than the other."""
+        return any(part_of(part, die.box) and any(
+            _same_place(kept.box, die.box) and not part_of(part, kept.box)
+            and box_area(part) < PART_OF_DIE * box_area(kept.box)
+            for kept, _ in self._kept) for die in dice)
 
     def update(self, dice: Sequence[DieReading], rests: Sequence[Stamp],
                read_at: Stamp) -> list[DieReading]:
