@@ -22,7 +22,13 @@ import numpy as np
 
 from calibration.moved import SHIFT_PX, ViewWatch
 from vision.dice.boxes import Box
-from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
+from vision.dice.closer import (
+    DiceReading,
+    detecting_in,
+    find_missing,
+    look_closer,
+    searching_harder,
+)
 from vision.dice.empty_tray import EmptyTray
 from vision.dice.reader import SURELY_PROPOSED, DieReading
 from vision.dice.rest import (
@@ -47,6 +53,12 @@ MISSING_READ_SECONDS = 4.0
 # shifts by this share of its width from the first: 2.6 px of the clips' 440 px view,
 # a tenth of a die, which puts a die's foot a millimetre or so across the box's edge.
 VIEW_MOVED_SHARE = 0.006
+# The dice are read in the zones' bounding box grown on every side by about a die's edge, this
+# share of the tray floor's longer side in the image (dice 13-20 mm, trays 220-300 mm): a die
+# leaning on the tray's near wall stands over the floor's edge, and cut by the crop it lost
+# the side face that shows it cocked (272201, 294104: read flat from start to void). The
+# detector still looks at the zones' box alone (`detecting_in`).
+DIE_IN_TRAY = 1 / 12
 
 
 @dataclass
@@ -84,6 +96,9 @@ class TrayCamera:
         points = np.concatenate([self.zones.tray, self.zones.box])
         x0, y0 = np.floor(points.min(0)).astype(int)
         x1, y1 = np.ceil(points.max(0)).astype(int)
+        inner = (max(x0, 0), max(y0, 0), min(x1, width), min(y1, height))
+        margin = int(np.ceil(DIE_IN_TRAY * np.ptp(self.zones.tray, axis=0).max()))
+        x0, y0, x1, y1 = x0 - margin, y0 - margin, x1 + margin, y1 + margin
         self.box = (max(x0, 0), max(y0, 0), min(x1, width), min(y1, height))
         origin = np.array(self.box[:2], np.float32)
         mask = np.zeros((self.box[3] - self.box[1], self.box[2] - self.box[0]), np.uint8)
@@ -93,7 +108,7 @@ class TrayCamera:
         if self.exclude is not None:
             cv2.fillPoly(mask, [np.round(self.exclude - origin).astype(np.int32)], 0)
         self.mask = mask.astype(bool)
-        self.view_watch = ViewWatch(max(SHIFT_PX, VIEW_MOVED_SHARE * mask.shape[1]))
+        self.view_watch = ViewWatch(max(SHIFT_PX, VIEW_MOVED_SHARE * (inner[2] - inner[0])))
         self._empty_tray = EmptyTray(self.mask)
         self._zone_pixels = max(int(self.mask.sum()), 1)
         # The tray is still while fewer pixels than make a die's move change in it.
@@ -102,7 +117,13 @@ class TrayCamera:
         self._zones = self.zones.shifted(*self.box[:2])
         self.view = self._zones.view
         self.watcher = DiceWatcher(self._zones, still_below=self.still_share)
+        # Read whole, the detector looks at the zones' box alone, as it was trained to see
+        # the tray; each die it finds is read in the crop, margin and all.
+        self._whole_reader = detecting_in(self.dice_reader, (
+            inner[0] - self.box[0], inner[1] - self.box[1],
+            inner[2] - self.box[0], inner[3] - self.box[1]))
         self._search = searching_harder(self.dice_reader)
+        self._whole_search = searching_harder(self._whole_reader)
 
     @property
     def dice(self) -> list[DieReading]:
@@ -130,13 +151,14 @@ class TrayCamera:
             # Zones that no longer fit read no die; the view is watched until it is back, on
             # still views where no die lies.
             if (self._still_long(time) and self.view_watch.due(time)
-                    and not self.dice_reader.read(crop, self.view, self._zones)):
+                    and not self._whole_reader.read(crop, self.view, self._zones)):
                 self.view_watch.check(grey, time)
             return []
         self._moving_frames = self._moving_frames + 1 if motion >= self.still_share else 0
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
-            self._dice = self._in_zones(self.dice_reader.read(crop, self.view, self._zones), crop)
+            self._dice = self._in_zones(self._whole_reader.read(crop, self.view, self._zones),
+                                        crop)
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
         elif ((self._in_throw or self._throw_seen()) and self._moving_frames == 0
@@ -249,7 +271,8 @@ class TrayCamera:
         # The last full reading's too-wide boxes stay the ones to look closer into.
         found = find_missing(self._search, self.dice_reader, crop, self._zones, self._dice,
                              self.watcher.dice_per_throw - len(self._dice),
-                             self.watcher.min_presence, lambda read: self._not_the_tray(read, crop))
+                             self.watcher.min_presence, lambda read: self._not_the_tray(read, crop),
+                             self._whole_search)
         if not found:
             found = self._read_changes(crop, grey)
         if not self._dice:

@@ -744,3 +744,21 @@ def test_the_framer_reads_cocked_dice_no_worse(reader: DiceReader, lean_scenes: 
     assert framed["cocked_recall"] >= detected["cocked_recall"]
     assert framed["cocked_precision"] >= detected["cocked_precision"]
     assert framed["flat_value_accuracy"] >= detected["flat_value_accuracy"]
+
+
+def test_detecting_in_a_region_finds_the_dice_there_and_reads_them_whole() -> None:
+    # The tray camera reads its zones with a die's margin round them (a die leaning over the
+    # tray's near wall); the detector looks at the zones' box alone, as it always has.
+    from bench.read_dice import draw_die
+
+    frame = np.full((300, 400, 3), (60, 90, 40), np.uint8)
+    draw_die(frame, 150, 120, 5, side=24)
+    grown = cv2.copyMakeBorder(frame, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 90, 40))
+    draw_die(grown, 8, 8, 3, side=24)  # in the margin: no die of the zones
+    reader = DiceReader()
+    within = reader.detecting_in((40, 40, 440, 340))
+    boxes, _ = reader.candidates(frame)
+    read = within.read(grown)
+    assert len(boxes) == len(read) == 1 and read[0].value == 5
+    np.testing.assert_allclose(np.array(read[0].box) - [40, 40, 0, 0], boxes[0], atol=1e-3)
+    assert len(reader.read(grown)) == 2 and reader.detect_in is None

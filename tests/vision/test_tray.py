@@ -443,7 +443,8 @@ def test_a_cocked_die_framed_with_its_neighbour_on_a_re_reading_keeps_its_count(
 
 
 def test_a_die_like_thing_beside_the_zones_is_not_read_as_a_die() -> None:
-    # The crop read is the zones' bounding box: a white ledge beside the box lies in it.
+    # The crop read is the zones' bounding box and a margin: a white ledge beside the box lies
+    # in it.
     tray = np.array([[20, 70], [140, 70], [140, 120], [20, 120]], np.float32)
     box = np.array([[50, 0], [110, 0], [110, 59], [50, 59]], np.float32)
     camera = TrayCamera(DiceZones(tray, box), BrightDice(), (160, 120))
@@ -452,6 +453,19 @@ def test_a_die_like_thing_beside_the_zones_is_not_read_as_a_die() -> None:
         image[10:26, 20:36] = 230  # the ledge, from the first frame on
 
     assert observed(camera, 60, paint) == [] and camera.dice == []
+
+
+def test_a_die_leaning_over_the_trays_near_wall_is_read_whole() -> None:
+    # The floor ends at y = 100; a die leaning on the near wall shows 6 px past it (272201).
+    tray = np.array([[20, 50], [140, 50], [140, 100], [20, 100]], np.float32)
+    box = np.array([[50, 0], [110, 0], [110, 49], [50, 49]], np.float32)
+    camera = TrayCamera(DiceZones(tray, box), BrightDice(), (160, 120))
+
+    def paint(index: int, image: np.ndarray) -> None:
+        image[90:106, 70:86] = 230
+
+    observed(camera, 30, paint)
+    assert [die.box[2:] for die in camera.dice] == [(16.0, 16.0)]
 
 
 def test_a_die_standing_at_the_trays_far_wall_is_in_the_zones() -> None:

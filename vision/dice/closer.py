@@ -81,10 +81,17 @@ def searching_harder(reader: DiceReading) -> DiceReading:
     return reader.looking_harder() if isinstance(reader, DiceReader) else reader
 
 
+def detecting_in(reader: DiceReading, region: tuple[int, int, int, int]) -> DiceReading:
+    """The reader whose detector looks only at `region` of a picture, each die it finds read
+    in the whole picture (`DiceReader.detecting_in`). Another reader (a test's) reads as it
+    reads."""
+    return reader.detecting_in(region) if isinstance(reader, DiceReader) else reader
+
+
 def find_missing(search: DiceReading, reader: DiceReading, image: np.ndarray, zones: DiceZones,
                  held: Sequence[DieReading], wanted: int, min_presence: float,
                  keep: Callable[[list[DieReading]], list[DieReading]] = list,
-                 ) -> list[DieReading]:
+                 whole: DiceReading | None = None) -> list[DieReading]:
     """Up to `wanted` dice found apart from those `held` when a still tray is read again for
     a throw's die missing from it: read by `search` (a reader looking harder: the mirror
     images, any look, fainter proposals), and the box's inside enlarged, where at the whole
@@ -93,14 +100,15 @@ def find_missing(search: DiceReading, reader: DiceReading, image: np.ndarray, zo
     in the tray, where a die leaning on it is framed with it (the closer look made when the
     tray stopped finds it on most frames, not all: 192204's crop a pixel off missed it); the
     surest first, each as sure a die as `min_presence`. `keep`: what of the readings to judge
-    (the tray camera drops those on the empty tray). A face of a die held, framed alone, is
-    that die (92309: its top face read as a second die 2 s after the throw cancelled the
+    (the tray camera drops those on the empty tray); `whole`: the searching reader the whole
+    image is read with, when not `search` (`detecting_in`). A face of a die held, framed
+    alone, is that die (92309: its top face read as a second die 2 s after the throw cancelled the
     count of the die in the box; 144309: its front face as the die missing in the box). Not
     around a die held in the box: a 6-pixel reading beside one there was taken for the die
     out of sight (162300)."""
     (left, top), (right, bottom) = zones.box.min(0), zones.box.max(0)
     inside_box: Box = (float(left), float(top), float(right - left), float(bottom - top))
-    read = search.read(image, zones.view, zones)
+    read = (whole or search).read(image, zones.view, zones)
     read += look_closer(reader, image, [], [], zones, [inside_box])
     in_tray = [die.box for die in held if not zones.in_box(die.box)]
     read += look_closer(search, image, [], in_tray, zones)

@@ -217,6 +217,7 @@ class DiceReader:
         self.mirrored_axes = MIRRORED_AXES[mirrors]
         self.any_look = any_look
         self.lift = lift
+        self.detect_in: tuple[int, int, int, int] | None = None
 
     @classmethod
     def for_photographs(cls, model_dir: Path = MODEL_DIR, threads: int = 1) -> DiceReader:
@@ -227,6 +228,14 @@ class DiceReader:
             model_dir / f"{PHOTOGRAPH_DETECTOR}.onnx").exists() else "detector"
         return cls(model_dir, threads, mirrors=PHOTOGRAPH_MIRRORS, lift=PHOTOGRAPH_LIFT,
                    detector=detector)
+
+    def detecting_in(self, region: tuple[int, int, int, int]) -> DiceReader:
+        """This reader, its networks shared, whose detector looks only at `region` (left,
+        top, right, bottom pixels) of a picture it reads, and reads each die it finds there
+        in the whole picture: what lies past the region's edge is seen round a die at it."""
+        within = copy.copy(self)
+        within.detect_in = region
+        return within
 
     def looking_harder(self) -> DiceReader:
         """This reader, its networks shared, with the detector looking at the three mirror
@@ -293,7 +302,12 @@ class DiceReader:
         near the box a die lies (without it, each is taken to lie far from the box)."""
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise ValueError("expected a BGR colour image")
-        boxes, scores = self.candidates(image)
+        if self.detect_in is None:
+            boxes, scores = self.candidates(image)
+        else:
+            left, top, right, bottom = self.detect_in
+            boxes, scores = self.candidates(image[top:bottom, left:right])
+            boxes[:, :2] += (left, top)
         return self.read_boxes(image, boxes, scores, view, floor)
 
     def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray,
