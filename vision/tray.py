@@ -56,7 +56,7 @@ VIEW_MOVED_SHARE = 0.006
 # The dice are read in the zones' bounding box grown on every side by about a die's edge, this
 # share of the tray floor's longer side in the image (dice 13-20 mm, trays 220-300 mm): a die
 # leaning on the tray's near wall stands over the floor's edge, and cut by the crop it lost
-# the side face that shows it cocked (272201, 294104: read flat from start to void). The
+# the side face that shows it cocked (272201, 284108: read flat from start to void). The
 # detector still looks at the zones' box alone (`detecting_in`).
 DIE_IN_TRAY = 1 / 12
 
