@@ -100,16 +100,24 @@ def _motion_states(frames: list[Frame], half: float) -> None:
 
 def record(world: DiceWorld, seconds: float, push: tuple[float, np.ndarray] | None = None,
            ) -> list[Frame]:
-    """Step the world, keeping one frame per 1/30 s; `push` = (time, force) on the leaner."""
+    """Step the world, keeping one frame per 1/30 s; `push` = (time, force) on the leaner,
+    given only if it still leans then: one that fell by itself before lies flat, and the push
+    would slide a die at rest long after the throw (341202: 17 mm, 1.2 s after it settled),
+    which the truth would then date the throw's end by."""
     frames = []
     per_frame = 1.0 / FPS
     t0 = world.data.time
+    leaning: bool | None = None  # whether the leaner still leans when the push is due
     while world.data.time - t0 < seconds:
-        frames.append(Frame(world.data.qpos.copy(), [_die_frame(world, i) for i in range(2)]))
+        frame = Frame(world.data.qpos.copy(), [_die_frame(world, i) for i in range(2)])
+        frames.append(frame)
+        force = np.zeros(3)
         if push is not None and push[0] <= world.data.time - t0 < push[0] + 0.06:
-            world.push(world.leaner, push[1], np.zeros(3))
-        else:
-            world.push(world.leaner, np.zeros(3), np.zeros(3))
+            if leaning is None:
+                leaning = bool(frame.states[world.leaner]["cocked"])
+            if leaning:
+                force = push[1]
+        world.push(world.leaner, force, np.zeros(3))
         world.step(per_frame)
     return frames
 

@@ -31,6 +31,7 @@ from synth.dice.clip import (  # noqa: E402
     Frame,
     _motion_states,
     events,
+    record,
     simulate,
     write_clip,
 )
@@ -337,6 +338,32 @@ def test_clip_scenarios_show_their_events(scenario: str, must: set[str]) -> None
             state = frames[e["frame"]].states[e["die"]]
             assert state["state"] == e["event"]
             assert state["in_box"] == (e["event"] == "in_box")
+
+
+def _pushed_leaner_moves_mm(leaning: bool) -> float:
+    """How far (mm) cocked-falls' push moves the leaner, leaning as set up or laid flat on the
+    floor clear of the other die beforehand."""
+    world = DiceWorld(scene_params(0, 0, 320, 240))
+    world.reset(floor_friction=0.6)
+    world.lean(np.random.default_rng(3))
+    if not leaning:
+        other = world.state(1 - world.leaner).position
+        length, half = world.params.box.tray_length, world.half
+        spots = [np.array([x, y, half])
+                 for x in (0.3 * length, 0.7 * length) for y in (-0.04, 0.04)]
+        spot = max(spots, key=lambda p: float(np.linalg.norm(p[:2] - other[:2])))
+        world.place(world.leaner, spot, world.resting_quat(np.random.default_rng(4)))
+        record(world, 0.5)  # it settles on the floor
+    before = world.state(world.leaner).position
+    record(world, 1.0, push=(0.2, -world.lean_toward * 0.05))
+    return 1000.0 * float(np.abs(world.state(world.leaner).position - before).max())
+
+
+def test_the_push_topples_only_a_die_that_still_leans() -> None:
+    # A leaner that fell flat by itself before the push is due stays where it came to rest:
+    # pushed, it slid 17 mm over a second after the throw had settled (341202).
+    assert _pushed_leaner_moves_mm(leaning=True) > 2.0
+    assert _pushed_leaner_moves_mm(leaning=False) < 0.5
 
 
 @pytest.fixture(scope="module")
