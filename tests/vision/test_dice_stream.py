@@ -278,6 +278,31 @@ def test_a_die_not_out_of_the_box_counts_from_the_throw_not_from_the_other_dies_
         (Kind.VOID, 114, "5.4.32")]
 
 
+def test_a_die_cocked_on_the_unread_one_keeps_that_one_out_of_the_box() -> None:
+    # 342202: a white die on a cream tray is never read; the other stands cocked on it in the
+    # open tray, at rest from frame 20, falls at frame 60 and lies flat from 63. What it
+    # leaned on lies in view, not in the box: no count for it, before the fall or after.
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32),
+                      tray_mm=(260.0, 220.0))
+
+    def leaning_at(x: float) -> object:
+        def seen(frame: int) -> tuple[list[DieReading], list[int], float]:
+            if frame < 60:
+                return [die(None, x)], [min(frame, 20)], 0.05 if frame < 25 else 0.0
+            return [die(2, x)], [min(frame, 63)], 0.05 if frame < 63 else 0.0
+        return seen
+
+    def counted(x: float) -> list[tuple[Kind, int]]:
+        return [(e.kind, e.frame) for e in run_rests(DiceWatcher(zones), 200, leaning_at(x))
+                if e.kind is not Kind.ROLLING]
+
+    assert counted(300) == [(Kind.COCKED, 20), (Kind.CANCELLED, 60)]
+    # Cocked against the tray's wall (its foot 12 mm from it) it needs no other die: the
+    # unread one is not out of the box.
+    assert counted(590) == [(Kind.COCKED, 20), (Kind.CANCELLED, 60), (Kind.IN_BOX, 24),
+                            (Kind.VOID, 114)]
+
+
 def test_a_die_out_of_sight_is_given_a_second_to_come_out_before_it_is_counted() -> None:
     # One die out and at rest from frame 20, the tray still from 24; the other, rolling on
     # out of sight in the box, comes out at frame 50 and stops at frame 60.

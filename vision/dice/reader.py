@@ -123,6 +123,11 @@ class DieReading:
     framed_box: tuple[float, float, float, float] | None = None
     if_flat: tuple[int, float] | None = None
 
+    @property
+    def where(self) -> tuple[float, float, float, float]:
+        """The box that says where the die lies: the framer's where there is one."""
+        return self.framed_box or self.box
+
     def to_json(self) -> dict[str, Any]:
         return {
             "value": self.value,

@@ -146,7 +146,7 @@ class DiceWatcher:
     _roll: tuple[tuple[int, ...], list[Box]] | None = None  # as announced: values, where read
     _roll_rest: tuple[int, float] | None = None  # the moment the dice of the roll lay so
     _empty_since: float | None = None
-    _most_out: int = 0  # dice read at once out of the box since the last throw was cleared
+    _most_out: int = 0  # dice known at once out of the box since the last throw was cleared
     # Since when a die has been missing, out of sight in the box, with the throw otherwise
     # over: the other die moving later (a cocked die falling) does not bring it out.
     _missing_since: tuple[int, float] | None = None
@@ -187,9 +187,11 @@ class DiceWatcher:
             return [] if moving else self._maybe_cleared(frame, time)
         self._empty_since = None
         at_rest = [r for r in read if time - r.since[1] >= self.rest_seconds]
-        # Dice never go back into the box: once all were seen out of it, none is missing there.
+        # Dice never go back into the box: once all were seen out of it, or the one unread
+        # was leant on out of it, none is missing there.
         self._most_out = max(self._most_out, _apart_count(
-            [r.die.box for r in read if r.reason is not Kind.IN_BOX]))
+            [r.die.box for r in read if r.reason is not Kind.IN_BOX])
+            + self._leant_on([r for r in at_rest if r in seen], read))
         lying = None if unread is None else max(len(dice) + unread, self._most_out)
         if lying is not None:
             lying = self._unread_settled(time, max(len(dice), self._most_out), lying)
@@ -210,6 +212,18 @@ class DiceWatcher:
             # Read again only from sure dice: a hand picking the dice up is no new roll.
             events += self._read_roll(frame, time, seen, at_rest)
         return events
+
+    def _leant_on(self, resting: Sequence[_Resting], read: Sequence[_Resting]) -> int:
+        """The unread dice that the `resting` dice read cocked lean on: one standing on an
+        edge where nothing else could hold it (no wall, no die `read` near it) leans on the
+        throw's die missing from the reading, which lies in view beside it, not in the box
+        (342202: a white die on a cream tray, unseen under the one cocked on it, was counted
+        as not out of the box and the throw voided)."""
+        if self.zones is None:
+            return 0
+        zones = self.zones
+        return sum(1 for r in resting if r.reason is Kind.COCKED and not zones.propped(
+            r.die.where, [other.die.where for other in read if other is not r]))
 
     def _unread_settled(self, time: float, read: int, lying: int) -> int:
         """The dice lying in view (`read`, and those unread in `lying`), an unread thing that

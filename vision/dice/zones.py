@@ -183,7 +183,7 @@ class DiceZones:
         """Whether a die read lies inside the box, judged on the framer's box when there is
         one (on the die; the detector's sits a few pixels off, which decides at the box's
         exit)."""
-        return self.in_box(die.framed_box or die.box)
+        return self.in_box(die.where)
 
     def describe(self, die: DieReading) -> dict[str, Any]:
         """Where a die read lies (`lies_in_box`)."""
@@ -223,7 +223,7 @@ class DiceZones:
         throw's `per_throw` dice are all read: one unread may be what it leans on."""
         if len(dice) < per_throw:
             return list(dice)
-        boxes = [die.framed_box or die.box for die in dice]
+        boxes = [die.where for die in dice]
         out = []
         for index, die in enumerate(dice):
             if (die.cocked and die.if_flat is not None and die.confidence < OPEN_SURE
