@@ -211,6 +211,24 @@ def test_the_surest_reading_of_a_die_at_rest_stands_until_it_moves() -> None:
     assert surest.update([fell, other], [(20, 0.67), (9, 0.3)], (20, 0.67))[0] == fell
 
 
+def test_a_die_seen_to_move_and_dated_back_keeps_its_surest_reading() -> None:
+    # 361209: a flat 1 read at frame 2 while the other die landed beside it, its rest dated
+    # from 4 (the reading made before it: set aside), then moving on frames 41-42 as the other
+    # fell past it unread, then dated back to frame 0 and read cocked 0.55 in a box framing
+    # the other's shadow too. It lay there all along: the flat reading stands.
+    surest = SurestAtRest()
+    flat = DieReading((246.0, 239.0, 29.0, 26.0), 1, False, 0.78)
+    surest.update([flat], [(4, 0.13)], (2, 0.07))
+    surest.update([flat], [(41, 1.37)], (2, 0.07))
+    unsure = DieReading((249.0, 239.0, 34.0, 33.0), None, True, 0.55)
+    steady = surest.update([unsure], [(0, 0.0)], (43, 1.43))[0]
+    assert (steady.value, steady.cocked, steady.box) == (1, False, unsure.box)
+    # Dated at rest only after the reading set aside was made, it is another lie of the die.
+    surest = SurestAtRest()
+    surest.update([flat], [(4, 0.13)], (2, 0.07))
+    assert surest.update([unsure], [(30, 1.0)], (43, 1.43)) == [unsure]
+
+
 def test_a_face_of_a_die_at_rest_framed_alone_is_no_new_reading_of_it() -> None:
     # A closer look frames the top face of a die leaning at rest (half its size, surer flat
     # than the die was cocked): the die read whole stands, with its box.

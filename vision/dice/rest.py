@@ -43,6 +43,7 @@ CREEP_FRAMES = 15
 # second (72308, 93306). 5 frames counted dice still sliding into the box as stopped (68307).
 IN_BOX_CREEP_FRAMES = 8
 SAME_OVERLAP = 0.4  # intersection over union of two readings of one die at rest
+ASIDE_KEPT = 8  # readings set aside (`SurestAtRest`), the newest
 # In the box the camera sees a die through the exit, part of it hidden by the box's front: as
 # it settles more or less of it shows, and a reading lying this much within the last one, or
 # holding it, is of the same die (92302: a sliver read whole as it toppled restarted its
@@ -214,6 +215,13 @@ class SurestAtRest:
     edge between cocked and flat does not flip on a re-read and cancel its count."""
 
     _kept: list[tuple[DieReading, Stamp]] = field(default_factory=list, init=False)
+    # Readings set aside, each with a frame the die lay there on: made before the die's rest
+    # as dated then, or kept until it was seen to move. A die dated back to that frame or
+    # before lay as it lies all along, and the reading stands (361209: a flat 1 read at frame
+    # 2, its rest dated from 4 while the other die landed beside it, then from 0 once that
+    # one fell past it, read cocked 0.55 as it did: a count from frame 0 to a void).
+    _aside: deque[tuple[DieReading, Stamp]] = field(
+        default_factory=lambda: deque(maxlen=ASIDE_KEPT), init=False)
 
     def missing(self, dice: Sequence[DieReading]) -> list[tuple[DieReading, Stamp]]:
         """The dice kept at rest, with their moments of rest, that `dice` (a new reading) does
@@ -247,6 +255,10 @@ class SurestAtRest:
                          if entry[1] == since and centred_alike(entry[0].box, die.box)), None)
             if same is not None:
                 unused.remove(same)
+            else:  # read again framed wider (with the other's shadow), it still overlaps
+                same = next((entry for entry in self._aside
+                             if since <= entry[1] and _same_place(entry[0].box, die.box)), None)
+            if same is not None:
                 kept = same[0]
                 if box_area(die.box) < PART_OF_DIE * box_area(kept.box):
                     die = kept  # a face of it framed alone, not the die read again
@@ -254,8 +266,12 @@ class SurestAtRest:
                     die = replace(kept, box=die.box, framed_box=die.framed_box)
             steady.append(die)
         # A reading made before the die came to rest (still tumbling) is of another look.
-        self._kept = [(die, since) for die, since in zip(steady, rests, strict=True)
-                      if read_at >= since]
+        resting = [(die, since) for die, since in zip(steady, rests, strict=True)
+                   if read_at >= since]
+        aside = [*((die, read_at) for die, since in zip(steady, rests, strict=True)
+                   if read_at < since), *(entry for entry in self._kept if entry not in resting)]
+        self._aside.extend(entry for entry in aside if entry not in self._aside)
+        self._kept = resting
         return steady
 
 
