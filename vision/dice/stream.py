@@ -187,16 +187,16 @@ class DiceWatcher:
             return [] if moving else self._maybe_cleared(frame, time)
         self._empty_since = None
         at_rest = [r for r in read if time - r.since[1] >= self.rest_seconds]
+        seen_at_rest = [r for r in at_rest if r in seen]
         # Dice never go back into the box: once all were seen out of it, or the one unread
         # was leant on out of it, none is missing there.
         self._most_out = max(self._most_out, _apart_count(
             [r.die.box for r in read if r.reason is not Kind.IN_BOX])
-            + self._leant_on([r for r in at_rest if r in seen], read))
+            + self._leant_on(seen_at_rest, read))
         lying = None if unread is None else max(len(dice) + unread, self._most_out)
         if lying is not None:
             lying = self._unread_settled(time, max(len(dice), self._most_out), lying)
-        events = self._counts(frame, time, seen, [r for r in at_rest if r in seen], lying,
-                              in_box_since)
+        events = self._counts(frame, time, seen, seen_at_rest, lying, in_box_since)
         if any(r.since[0] == frame for r in seen):  # a die moved in this frame
             if not self._rolling and not self._announced:
                 self._rolling = True
