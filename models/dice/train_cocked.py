@@ -26,7 +26,7 @@ import argparse
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -156,21 +156,36 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
 
 
 def scenes_and_boxes(directories: list[Path], detector: bool = True,
-                     ) -> tuple[list[LabelledImage], list[np.ndarray | None]]:
+                     twice: Sequence[str] = ()) -> tuple[list[LabelledImage],
+                                                         list[np.ndarray | None]]:
     """The rendered scenes in `directories`, and with `detector` the boxes the committed
-    detector finds in each (else None)."""
+    detector finds in each (else None); each folder's scenes holding a die of a style in
+    `twice` are listed again after its own."""
     items: list[LabelledImage] = []
     found: list[np.ndarray | None] = []
     for directory in directories:
         scenes = synthetic(directory)
-        items += scenes
-        found += detector_boxes(directory, scenes) if detector else [None] * len(scenes)
+        boxes = detector_boxes(directory, scenes) if detector else [None] * len(scenes)
+        again = styled_scenes(directory, twice)
+        items += scenes + [scenes[index] for index in again]
+        found += boxes + [boxes[index] for index in again]
     return items, found
 
 
+def styled_scenes(directory: Path, styles: Sequence[str]) -> list[int]:
+    """The indices of a folder's scenes (as `synthetic` lists them) with a die of one of
+    `styles` (synth/dice/style.py: DICE_STYLES) among those rendered."""
+    if not styles:
+        return []
+    records = [json.loads(line) for line in
+               (directory / "labels.jsonl").read_text().splitlines()]
+    return [index for index, record in enumerate(records)
+            if set(record["style"]["dice"]) & set(styles)]
+
+
 def dataset(directories: list[Path], variants: int, seed: int, workers: int,
-            detector: bool = False) -> Patches:
-    items, found = scenes_and_boxes(directories, detector)
+            detector: bool = False, twice: Sequence[str] = ()) -> Patches:
+    items, found = scenes_and_boxes(directories, detector, twice)
     # A scene whose tray no calibration could measure has no straight-down view to crop.
     jobs = [(item, variants, seed * 1_000_003 + index, boxes)
             for index, (item, boxes) in enumerate(zip(items, found, strict=True))
@@ -329,6 +344,10 @@ def main() -> None:
                              "lip's cocked dice and the ramp toe's flat ones look alike)")
     parser.add_argument("--values", action="store_true",
                         help="read a flat die's top face too (classes: cocked, 1-6)")
+    parser.add_argument("--twice-styles", nargs="+", default=[], metavar="STYLE",
+                        help="scenes with a die of these styles drawn twice (translucent "
+                             "and red dice, whose faint or low-contrast pips are misread "
+                             "most)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for torch")
@@ -340,7 +359,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     started = time.time()
     patches, cues, labels = dataset(args.synthetic, args.variants, args.seed, args.workers,
-                                    args.detector_boxes)
+                                    args.detector_boxes, args.twice_styles)
     columns = told(vars(args))
     cocked = labels == 0
     print(f"{len(cocked)} crops, {int(cocked.sum())} cocked, {time.time() - started:.0f}s",
@@ -398,6 +417,7 @@ def main() -> None:
           "slope": args.slope, "near_box": args.near_box,
           "variants": args.variants, "detector_boxes": args.detector_boxes,
           "blocks": args.blocks, "cocked_weight": args.cocked_weight,
+          "twice_styles": args.twice_styles,
           "crops": [int((~cocked).sum()), int(cocked.sum())],
           "validate": [str(d) for d in args.validate]})
     print(json.dumps({"seconds": round(time.time() - started)}))

@@ -20,6 +20,7 @@ from models.dice.train_cocked import (
     exit_emphasis,
     head_for_values,
     matched_boxes,
+    styled_scenes,
     told,
     weighted_loss,
     with_cues,
@@ -99,3 +100,20 @@ def test_dice_at_the_box_exit_can_weigh_more_in_the_loss() -> None:
     # Weighing the worst-called crop (the last) more raises the loss.
     heavier = weighted_loss(logits, target, class_weight, torch.tensor([1.0, 1.0, 1.0, 3.0]))
     assert float(heavier) > float(plain)
+
+
+def test_scenes_with_a_die_of_the_styles_named_are_drawn_twice(tmp_path: Path) -> None:
+    (tmp_path / "images").mkdir()
+    lines = []
+    for value, styles in ((1, ["white", "white"]), (2, ["translucent", "translucent"]),
+                          (3, ["red", "white"])):
+        cv2.imwrite(str(tmp_path / "images" / f"{value}.png"), np.full((480, 640), 90, np.uint8))
+        die = {"box": [300, 220, 24, 24], "cocked": False, "value": value, "visible_px": 500}
+        lines.append({"image": f"images/{value}.png", "camera": ABOVE, "dice": [die],
+                      "style": {"dice": styles}})
+    (tmp_path / "labels.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
+    assert styled_scenes(tmp_path, ["translucent", "red"]) == [1, 2]
+    assert styled_scenes(tmp_path, []) == []
+    _, _, once = dataset([tmp_path], 1, 0, 1)
+    _, _, twice = dataset([tmp_path], 1, 0, 1, twice=["translucent", "red"])
+    assert list(once) == [1, 2, 3] and list(twice) == [1, 2, 3, 2, 3]
