@@ -2,7 +2,7 @@
 
     python -m models.dice.train_cocked --synthetic DIR [--synthetic DIR ...] --out models/dice
         [--validate DIR] [--device cuda] [--workers 8] [--detector-boxes] [--values]
-        [--slope] [--near-box]
+        [--slope] [--near-box] [--twice-styles STYLE ...]
 
 The die classifier sees a crop as the camera saw it, where a flat die seen obliquely and a
 tilted die seen from above look alike (models/dice/experiments.md). This one sees each die as a
