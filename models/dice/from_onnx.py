@@ -28,6 +28,7 @@ from torch import nn
 from models.dice.data import synthetic
 from models.dice.detector_targets import augment
 from models.dice.nets import DiceDetector, DieClassifier
+from models.dice.phase_split import is_split, merged
 from models.dice.train_cocked import centred, dataset, told, with_cues
 from models.dice.train_detector import load
 from vision.dice.preprocess import DETECTOR_SIZE
@@ -92,7 +93,10 @@ def unfolded_detector(path: Path, sample: torch.Tensor) -> DiceDetector:
 
 
 def _exported(path: Path) -> tuple[dict[str, np.ndarray], list[onnx.NodeProto]]:
-    graph = onnx.load(str(path)).graph
+    model = onnx.load(str(path))
+    # A committed detector's smoothing is split by output phase (phase_split.py): its
+    # trained layout is worked back first.
+    graph = (merged(model) if is_split(model) else model).graph
     weights = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.initializer}
     return weights, [node for node in graph.node if node.op_type == "Conv"]
 

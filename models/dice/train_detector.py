@@ -13,11 +13,13 @@ import time
 
 import cv2
 import numpy as np
+import onnx
 import torch
 
 from models.dice.data import SHARED_DICE, LabelledImage
 from models.dice.detector_targets import STRIDE, augment, targets
 from models.dice.nets import DiceDetector
+from models.dice.phase_split import split
 from models.dice.training import save, seeded, start_from, training_items, training_parser
 from vision.dice.preprocess import DETECTOR_SIZE
 
@@ -111,6 +113,9 @@ def main() -> None:
          DETECTOR_NAMES, DETECTOR_AXES,
          {"input_size": DETECTOR_SIZE, "stride": STRIDE, "images": len(data),
           "real_repeat": args.real_repeat})
+    # Committed as the reader runs it fastest: its smoothing split by phase (phase_split.py).
+    path = args.out / "detector.onnx"
+    onnx.save(split(onnx.load(str(path))), str(path))
 
 
 if __name__ == "__main__":

@@ -10,10 +10,12 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
+import onnx
 import torch
 
 from models.dice.from_onnx import unfolded, unfolded_detector
 from models.dice.nets import DiceDetector, DieClassifier
+from models.dice.phase_split import split
 
 
 def learnt(model: torch.nn.Module) -> None:
@@ -28,12 +30,16 @@ def learnt(model: torch.nn.Module) -> None:
 
 
 def assert_unfolds(trained: torch.nn.Module, unfold: Callable[[Path, torch.Tensor], Any],
-                   sample: torch.Tensor, path: Path, name: str) -> None:
-    """`trained`'s export, unfolded, computes what `trained` does on `sample`, in eval mode
-    and in train mode (each BatchNorm then normalises by the batch's statistics: the same)."""
+                   sample: torch.Tensor, path: Path, name: str,
+                   split_by_phase: bool = False) -> None:
+    """`trained`'s export (`split_by_phase` as the detector is committed), unfolded, computes
+    what `trained` does on `sample`, in eval mode and in train mode (each BatchNorm then
+    normalises by the batch's statistics: the same)."""
     dynamic = {0: "n", 2: "h", 3: "w"}
     torch.onnx.export(trained, (sample[:1],), str(path), input_names=[name],
                       dynamic_axes={name: dynamic}, opset_version=17, dynamo=False)
+    if split_by_phase:
+        onnx.save(split(onnx.load(str(path))), str(path))
     model = unfold(path, sample)
     with torch.no_grad():
         expected = trained(sample)
@@ -67,6 +73,9 @@ def test_the_detector_export_unfolds_into_the_network_it_came_from(tmp_path: Pat
     learnt(trained)
     sample = torch.rand(16, 3, 64, 64)
     assert_unfolds(trained, unfolded_detector, sample, tmp_path / "detector.onnx", "image")
+    # As the detector is committed, its smoothing split by output phase (phase_split.py).
+    assert_unfolds(trained, unfolded_detector, sample, tmp_path / "split.onnx", "image",
+                   split_by_phase=True)
     with pytest.raises(ValueError, match="DiceDetector"):
         unfolded_detector(_classifier_export(tmp_path), sample)
 
