@@ -570,6 +570,21 @@ def test_a_die_the_framer_puts_two_boxes_on_is_read_once(monkeypatch: pytest.Mon
     assert [r.box for r in read] == [tuple(detected[1]), tuple(detected[2])]
 
 
+def test_a_face_framed_inside_a_die_is_that_die_however_sure() -> None:
+    from vision.dice.reader import DieReading, framed_alike
+
+    def reading(framed: tuple[float, float, float, float], presence: float) -> DieReading:
+        return DieReading(framed, 6, False, 0.9, presence, framed)
+
+    die = reading((185.0, 135, 27, 30), 0.99)
+    # 383301: the die's front face read apart, 0.85 a die, its frame wholly inside the die's.
+    assert framed_alike(reading((186.0, 145, 17, 17), 0.85), die)
+    # Two dice touching, each framed whole: no nesting, each a die of its own.
+    assert not framed_alike(reading((208.0, 140, 26, 28), 0.95), die)
+    # A smaller die overlapping the frame's edge is not inside it.
+    assert not framed_alike(reading((200.0, 150, 17, 17), 0.95), die)
+
+
 @pytest.mark.parametrize(("network", "complaint"), [
     ("faces", "must read the cocked network's crops"),
     ("framer", "must read vision/dice/preprocess.py's crops"),

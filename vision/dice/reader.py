@@ -87,6 +87,11 @@ FRAMED_ALIKE = 0.4
 # overlapping deep in the box reach 0.67 within, but each is 0.86 a die or more).
 FRAMED_WITHIN = 0.55
 FACE_PRESENCE = 0.8
+# However sure it is a die, a reading whose framed box lies this much within another's, and
+# is under PART_OF_DIE of its size, is a part of that die: two dice framed alike in size
+# cannot nest (383301: a black 6's front face, 0.85 a die and wholly inside the 6's framed
+# box, was taken for the die stopped in the box come out, and its count was cancelled).
+WHOLLY_WITHIN = 0.9
 # Two candidate boxes overlapping this much (intersection over union) frame one die.
 SAME_DIE_OVERLAP = 0.3
 # A box this much smaller than another framing the same die frames a part of it (a pip, a
@@ -489,9 +494,12 @@ def framed_alike(a: DieReading, b: DieReading) -> bool:
     """Whether the framer puts two readings on one die (with a tray view)."""
     if a.framed_box is None or b.framed_box is None:
         return False
+    smaller, larger = sorted((a.framed_box, b.framed_box), key=box_area)
     return (overlap(a.framed_box, b.framed_box) >= FRAMED_ALIKE
             or (min(a.presence, b.presence) < FACE_PRESENCE
-                and within(a.framed_box, b.framed_box, FRAMED_WITHIN)))
+                and within(a.framed_box, b.framed_box, FRAMED_WITHIN))
+            or (box_area(smaller) < PART_OF_DIE * box_area(larger)
+                and within(smaller, larger, WHOLLY_WITHIN)))
 
 
 def with_constant(crops: np.ndarray, values: np.ndarray) -> np.ndarray:
