@@ -1,5 +1,5 @@
 """The tray detector's last smoothing worked out at half its resolution, one convolution for
-each of the four output phases: the same maps (to float rounding) for a sixth less time.
+each of the four output phases: the same maps (to float rounding), a fifth faster.
 
     python -m models.dice.phase_split models/dice/detector.onnx [--out PATH]
 
@@ -15,10 +15,11 @@ convolution of the stride-4 features s4. Both parts are linear, so:
   before while the zero padding stays zero;
 - the ReLU and the 1x1 head run on each phase (a grouped convolution) and the phases' five
   maps are interleaved back (DepthToSpace).
-A quarter fewer multiplications, and no upsampled 64-channel map is written: 3.0 -> 2.5 ms
-a 320x256 input on one core (bench/read_dice.py). The export of a run is split
-(train_detector); `merged` undoes it for a run that continues from committed weights
-(from_onnx). The photographs' detector, an average of two, is left as exported.
+A third fewer multiplications in that step (a fifth over the network), and no upsampled
+64-channel map is written: 3.0 -> 2.4 ms a 320x256 input on one core (models/dice/README.md).
+The export of a run is split (train_detector); `merged` undoes it for a run that continues
+from committed weights (from_onnx). The photographs' detector, an average of two, is left as
+exported.
 """
 
 from __future__ import annotations
