@@ -35,6 +35,8 @@ from onnx import helper, numpy_helper
 SMOOTH, LAT4, HEAD, SUM, UPSAMPLE = (
     "/smooth/smooth.0/Conv", "/lat4/Conv", "/head/Conv", "/Add_2", "/Resize_2")
 RELU, SCALES = "/smooth/smooth.2/Relu", "/Constant_2"
+# The nodes a split replaces, and a merge puts back.
+TAIL = frozenset({SCALES, UPSAMPLE, LAT4, SUM, SMOOTH, RELU, HEAD})
 PREFIX = "phase_split/"
 # PHASE_ROWS[p] @ (the 3x3 kernel's rows) = the 2x2 kernel's rows for output rows of parity
 # p: an even row 2i sees A's rows i-1 (through the kernel's top row) and i (its other two);
@@ -57,7 +59,7 @@ def split(model: onnx.ModelProto) -> onnx.ModelProto:
     split_model.CopyFrom(model)
     graph = split_model.graph
     nodes = {node.name: node for node in graph.node}
-    if any(name not in nodes for name in (SMOOTH, LAT4, HEAD, SUM, UPSAMPLE, RELU, SCALES)):
+    if not TAIL.issubset(nodes):
         raise ValueError("not a DiceDetector export: its smoothing was not found")
     weights = _weights(graph)
     smooth, smooth_bias = (weights[name].astype(np.float64) for name in nodes[SMOOTH].input[1:])
@@ -103,7 +105,7 @@ def split(model: onnx.ModelProto) -> onnx.ModelProto:
         helper.make_node("DepthToSpace", [PREFIX + "heads"], [nodes[HEAD].output[0]],
                          name=PREFIX + "interleave", blocksize=2, mode="DCR"),
     ]
-    _replace(graph, {SCALES, UPSAMPLE, LAT4, SUM, SMOOTH, RELU, HEAD}, split_nodes, added)
+    _replace(graph, TAIL, split_nodes, added)
     onnx.checker.check_model(split_model)
     return split_model
 
@@ -171,7 +173,8 @@ def _weights(graph: onnx.GraphProto) -> dict[str, np.ndarray]:
     return {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.initializer}
 
 
-def _replace(graph: onnx.GraphProto, removed: set[str], nodes: list[onnx.NodeProto],
+def _replace(graph: onnx.GraphProto, removed: set[str] | frozenset[str],
+             nodes: list[onnx.NodeProto],
              weights: list[onnx.TensorProto]) -> None:
     """The `removed` nodes out, `nodes` in where the first of them stood (the graph stays in
     the order it runs), `weights` added and those no node reads any longer dropped."""
