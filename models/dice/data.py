@@ -45,7 +45,8 @@ class LabelledImage:
     tray and the box in its pixels, the tray's size), and `in_box`: (n,) bool, which dice
     lie inside the baffle box; all None for photographs. `readable`: (n,) bool, which dice a
     person could read from the picture, as judged by eye (`models/dice/judgements.py`); None
-    where not judged, every die counted."""
+    where not judged, every die counted. `styles`: each die's look as rendered (white,
+    translucent...: synth/dice/style.py), where the scene records it."""
 
     path: Path
     boxes: np.ndarray
@@ -54,12 +55,15 @@ class LabelledImage:
     in_box: np.ndarray | None = None
     zones: DiceZones | None = None
     readable: np.ndarray | None = None
+    styles: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.boxes.ndim != 2 or self.boxes.shape[1] != 4:
             raise ValueError(f"boxes must have shape (n, 4), got {self.boxes.shape}")
         if self.values.shape != (len(self.boxes),):
             raise ValueError("values must have one entry per box")
+        if self.styles is not None and len(self.styles) != len(self.values):
+            raise ValueError("styles must have one entry per box")
         if self.readable is not None and self.readable.shape != self.values.shape:
             raise ValueError("readable must have one entry per box")
 
@@ -190,6 +194,10 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
     found = []
     for line in (directory / "labels.jsonl").read_text().splitlines():
         record = json.loads(line)
+        rendered = record.get("style", {}).get("dice")
+        styles = None if rendered is None else tuple(
+            style for d, style in zip(record["dice"], rendered, strict=True)
+            if _in_sight(d, min_visible_pixels))
         dice = [d for d in record["dice"] if _in_sight(d, min_visible_pixels)]
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
@@ -199,7 +207,7 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         # The view as the scene's calibration gives it, where it has one.
         view = zones.view if zones is not None else _view(camera)
         found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box,
-                                   zones))
+                                   zones, styles=styles))
     return found
 
 

@@ -109,7 +109,8 @@ def test_scenes_with_a_die_of_the_styles_named_are_drawn_twice(tmp_path: Path) -
                           (3, ["red", "white"])):
         cv2.imwrite(str(tmp_path / "images" / f"{value}.png"), np.full((480, 640), 90, np.uint8))
         die = {"box": [300, 220, 24, 24], "cocked": False, "value": value, "visible_px": 500}
-        lines.append({"image": f"images/{value}.png", "camera": ABOVE, "dice": [die],
+        hidden = {"box": None, "cocked": False, "value": 6}  # the other die, behind the box
+        lines.append({"image": f"images/{value}.png", "camera": ABOVE, "dice": [die, hidden],
                       "style": {"dice": styles}})
     (tmp_path / "labels.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
     assert styled_scenes(tmp_path, ["translucent", "red"]) == [1, 2]
