@@ -236,6 +236,24 @@ def read_still_tray(reader: DiceReading, image: np.ndarray,
     return zones.flat_where_unpropped(dice, DICE_PER_THROW)
 
 
+def read_rendered(reader: DiceReader, item: LabelledImage, calibrated: bool = False,
+                  still_tray: bool = False) -> list[DieReading]:
+    """A rendered tray scene read as one frame, or with `still_tray` as the tray camera reads
+    a frame at rest (`read_still_tray`; calibrated). `calibrated`: with the view its
+    calibration gives, a die called cocked where nothing could hold it on an edge then read
+    flat (`DiceZones.flat_where_unpropped`)."""
+    image = cv2.imread(str(item.path))
+    if image is None:
+        raise OSError(f"cannot read {item.path}")
+    if still_tray and item.zones is not None:
+        return read_still_tray(reader, image, item.zones)
+    if not (calibrated or still_tray):
+        return reader.read(image)
+    found = reader.read(image, item.view, item.zones)
+    return found if item.zones is None else item.zones.flat_where_unpropped(found,
+                                                                           DICE_PER_THROW)
+
+
 def score_cocked(reader: DiceReader, items: list[LabelledImage],
                  calibrated: bool = False, still_tray: bool = False) -> dict[str, float | int]:
     """Cocked dice (value 0 in the labels) on rendered tray scenes: recall and precision of
@@ -253,19 +271,9 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
     counts = {where: np.zeros(5, int) for where in ("all", "tray", "tray_exit", "tray_open")}
     missed = invented = invented_cocked = 0
     for item in items:
-        image = cv2.imread(str(item.path))
-        if image is None:
-            raise OSError(f"cannot read {item.path}")
         sizes = [min(b[2], b[3]) for b in item.boxes]
         in_box = item.in_box if item.in_box is not None else np.zeros(len(sizes), bool)
-        if still_tray and item.zones is not None:
-            found = read_still_tray(reader, image, item.zones)
-        elif calibrated or still_tray:
-            found = reader.read(image, item.view, item.zones)
-            if item.zones is not None:
-                found = item.zones.flat_where_unpropped(found, DICE_PER_THROW)
-        else:
-            found = reader.read(image)
+        found = read_rendered(reader, item, calibrated, still_tray)
         for index, (truth, read) in enumerate(match(item, found)):
             if truth == -1:
                 invented += 1

@@ -5,11 +5,11 @@ caught and the flat dice called cocked, per set and by the dice's look.
     python -m models.dice.tray_stills [--models DIR] [--read DIR ...] [--still-tray DIR ...]
 
 --read: each scene read as one frame with its calibration's view, a die called cocked where
-nothing could hold it on an edge then read flat (as `evaluate.score_cocked` with
-`calibrated`); --still-tray: as the tray camera reads a frame of the tray at rest
-(`evaluate.read_still_tray`). The cards' "nine still sets" are --read 777000, 999000 and
-1111000 (`cocked.md`'s Retrain renders them) and --still-tray 2626000 to 3131000 (`nardy-referee
-synth dice --count 500 --seed S`). The cards judge candidates on these counts.
+nothing could hold it on an edge then read flat; --still-tray: as the tray camera reads a
+frame of the tray at rest (both `evaluate.read_rendered`, as `evaluate.score_cocked` reads).
+The cards' "nine still sets" are --read 777000, 999000 and 1111000 (`cocked.md`'s Retrain
+renders them) and --still-tray 2626000 to 3131000 (`nardy-referee synth dice --count 500
+--seed S`). The cards judge candidates on these counts.
 """
 
 from __future__ import annotations
@@ -18,12 +18,9 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
 from models.dice.data import MIN_DIE_PIXELS, LabelledImage, synthetic
-from models.dice.evaluate import match, read_still_tray
+from models.dice.evaluate import match, read_rendered
 from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
-from vision.dice.stream import DICE_PER_THROW
 
 UNKNOWN = "unknown"  # the look of a die in a scene rendered before looks were recorded
 
@@ -66,22 +63,10 @@ def count_scene(item: LabelledImage, found: list[DieReading],
             tally.flat_called_cocked += read == 0
 
 
-def read_scene(reader: DiceReader, item: LabelledImage, still_tray: bool) -> list[DieReading]:
-    image = cv2.imread(str(item.path))
-    if image is None:
-        raise OSError(f"cannot read {item.path}")
-    if item.zones is None:  # no calibration could measure this scene's tray
-        return reader.read(image, item.view)
-    if still_tray:
-        return read_still_tray(reader, image, item.zones)
-    found = reader.read(image, item.zones.view, item.zones)
-    return item.zones.flat_where_unpropped(found, DICE_PER_THROW)
-
-
 def count_set(reader: DiceReader, directory: Path, still_tray: bool) -> dict[str, Tally]:
     by_look: dict[str, Tally] = {}
     for item in synthetic(directory):
-        count_scene(item, read_scene(reader, item, still_tray), by_look)
+        count_scene(item, read_rendered(reader, item, True, still_tray), by_look)
     return by_look
 
 
