@@ -777,3 +777,44 @@ def test_detecting_in_a_region_finds_the_dice_there_and_reads_them_whole() -> No
     assert len(boxes) == len(read) == 1 and read[0].value == 5
     np.testing.assert_allclose(np.array(read[0].box) - [40, 40, 0, 0], boxes[0], atol=1e-3)
     assert len(reader.read(grown)) == 2 and reader.detect_in is None
+
+
+def test_a_cocked_network_with_a_faces_output_reads_the_faces_in_the_same_run() -> None:
+    from calibration.tray_view import TrayView
+
+    class Joint:
+        """A joint straight-down network: cocked by how bright a crop's left half is, and a
+        4 whatever it sees; it counts the outputs asked of it."""
+
+        def __init__(self) -> None:
+            self.asked: list[list[str] | None] = []
+
+        def run(self, names: list[str] | None,
+                feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            self.asked.append(names)
+            crops = feeds["crops"][:, 0]
+            half = crops.shape[2] // 2
+            odds = 2.0 * (crops[:, :, :half].mean(axis=(1, 2))
+                          - crops[:, :, half:].mean(axis=(1, 2)))
+            faces = np.zeros((len(crops), 7), np.float32)
+            faces[:, 4] = 5.0  # cocked, 1, 2, 3, 4...
+            outputs = [np.stack([np.zeros_like(odds), odds], axis=1), faces]
+            return outputs if names is None else outputs[:1]
+
+    reader = DiceReader()
+    joint = Joint()
+    reader.cocked_model = joint  # type: ignore[assignment]
+    reader.faces_model, reader.faces_in_cocked = None, True
+    reader.faces_columns = np.arange(1, 7)
+    view = TrayView(np.array([[600.0, 0, 320], [0, 600, 240], [0, 0, 1]]),
+                    np.array([0.0, -np.cos(np.radians(50.0)), -np.sin(np.radians(50.0))]))
+    grey = np.full((480, 640), 100, np.uint8)
+    boxes = np.array([[100 + 80 * i, 220, 40, 40] for i in range(3)], np.float32)
+    for (x, y, w, h), contrast in zip(boxes.astype(int), [3, 12, 120], strict=True):
+        grey[y - 20:y + h + 20, x - 20:x + w // 2] = 100 + contrast
+    cocked, faces = reader._straight_down(grey, boxes, view)
+    assert faces is not None and faces.shape == (3, 6)
+    assert (faces.argmax(axis=1) == 3).all() and np.allclose(faces.sum(axis=1), 1.0)
+    # One run reads both; the unsure call's mirrored second look asks for the call alone.
+    assert joint.asked[0] is None and all(names == ["logits"] for names in joint.asked[1:])
+    assert len(joint.asked) == 2 and np.isclose(cocked, 0.5).any()

@@ -197,6 +197,7 @@ class DiceReader:
         self.input_size = int(json.loads(self.detector_file.with_suffix(".json").read_text())[
             "input_size"])
         self.cocked_model = self.faces_model = self.framer = None
+        self.faces_in_cocked = False
         if (model_dir / "cocked.onnx").exists():
             self.cocked_model = load_model(model_dir / "cocked.onnx", threads)
             cocked_config = json.loads((model_dir / "cocked.json").read_text())
@@ -204,7 +205,13 @@ class DiceReader:
             self.cocked_size = int(cocked_config["crop_size"])
             self.cocked_slope = bool(cocked_config.get("slope", False))
             self.cocked_near_box = bool(cocked_config.get("near_box", False))
-            if (model_dir / "faces.onnx").exists():
+            # A cocked network with a `faces` output reads the top face too: one trunk for
+            # both straight-down calls, and no faces.onnx beside it.
+            self.faces_in_cocked = "faces" in [o.name for o in self.cocked_model.get_outputs()]
+            if self.faces_in_cocked:
+                self.faces_columns = np.array(
+                    [cocked_config["faces_classes"].index(str(v)) for v in range(1, 7)])
+            elif (model_dir / "faces.onnx").exists():
                 self.faces_model = load_model(model_dir / "faces.onnx", threads)
                 faces_config = json.loads((model_dir / "faces.json").read_text())
                 if any(faces_config[key] != cocked_config[key]
@@ -339,7 +346,7 @@ class DiceReader:
             # straight-down networks look only at the others.
             looked = np.flatnonzero(probs[:, self.none_column] < self.sure)
             cocked_odds = np.full(len(boxes), 0.5)
-            if self.faces_model is not None:
+            if self.faces_model is not None or self.faces_in_cocked:
                 square_faces = np.full((len(boxes), 6), 1 / 6)
             framed = boxes.copy()
             if len(looked):
@@ -449,21 +456,27 @@ class DiceReader:
             slopes = np.array([view_slope(box, homography, nadir, focal) for box in boxes],
                               np.float32)
             crops = with_constant(crops, slopes)
-        faces = None
+        faces = read = None
         if self.faces_model is not None:
-            read = softmax(self.faces_model.run(None, {"crops": crops})[0])[:, self.faces_columns]
-            faces = read / read.sum(axis=1, keepdims=True)
+            read = self.faces_model.run(None, {"crops": crops})[0]
         if self.cocked_near_box:
             near = np.array([box_nearness(None if floor is None else floor.mm_from_box(
                 as_box(box))) for box in boxes], np.float32)
             crops = with_constant(crops, near)
-        cocked = softmax(self.cocked_model.run(None, {"crops": crops})[0])[:, 1]
+        outputs = self.cocked_model.run(None, {"crops": crops})
+        if self.faces_in_cocked:
+            read = outputs[1]
+        if read is not None:
+            shares = softmax(read)[:, self.faces_columns]
+            faces = shares / shares.sum(axis=1, keepdims=True)
+        cocked = softmax(outputs[0])[:, 1]
         # An unsure call is made again on the mirror image, which keeps the view's geometry
         # (the camera straight up the crop) and was part of the network's training.
         unsure = np.flatnonzero(np.abs(cocked - 0.5) < UNSURE_COCKED)
         if len(unsure):
             mirrored = np.ascontiguousarray(crops[unsure, :, :, ::-1])
-            cocked[unsure] += softmax(self.cocked_model.run(None, {"crops": mirrored})[0])[:, 1]
+            cocked[unsure] += softmax(self.cocked_model.run(["logits"], {"crops": mirrored})[0]
+                                      )[:, 1]
             cocked[unsure] /= 2
         return cocked, faces
 
