@@ -1,4 +1,4 @@
-"""A committed straight-down network (cocked.onnx, faces.onnx) or the detector
+"""A committed straight-down network (cocked.onnx, both heads of a joint one) or the detector
 (detector.onnx) as a state dict to continue training from (`train_cocked --init`,
 `train_detector --init`): only the ONNX exports are committed, and the export folds each
 BatchNorm into the convolution before it.
@@ -156,7 +156,8 @@ def main() -> None:
         sample = with_cues(centred(torch.from_numpy(patches[chosen])),
                            torch.from_numpy(cues[chosen][:, columns]))
         model = unfolded(args.onnx, sample)
-    exported = export.run(None, {name: sample.numpy()})[0]
+    # A joint straight-down network's two outputs are its one linear layer's rows, in order.
+    exported = np.concatenate(export.run(None, {name: sample.numpy()}), axis=1)
     with torch.no_grad():
         again = model(sample).numpy()
         model.train()

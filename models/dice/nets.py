@@ -92,6 +92,19 @@ class DieClassifier(nn.Module):
         return self.classify(self.features[7](x).flatten(1))
 
 
+class TwoHeads(DieClassifier):
+    """One trunk, two calls on the straight-down crop: logits over `calls` (flat, cocked)
+    and over `faces` (cocked, 1-6), one linear layer split in two (models/dice/train_joint)."""
+
+    def __init__(self, calls: int, faces: int, blocks: int = 1, channels: int = 2) -> None:
+        super().__init__(calls + faces, blocks, channels)
+        self.calls = calls
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = super().forward(x)
+        return logits[:, :self.calls], logits[:, self.calls:]
+
+
 class DieFramer(nn.Module):
     """A grey crop around a detector's box to where the die at its centre is: its centre's
     offset and the log of its sides (vision/dice/preprocess.py: framing_target). The

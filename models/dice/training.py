@@ -84,13 +84,13 @@ def start_from(model: torch.nn.Module, args: argparse.Namespace,
 
 
 def export_onnx(model: torch.nn.Module, example: torch.Tensor, path: Path,
-                names: tuple[str, str], dynamic_axes: dict[str, dict[int, str]]) -> None:
+                names: tuple[str, ...], dynamic_axes: dict[str, dict[int, str]]) -> None:
     """`model` in eval mode as ONNX at `path`, as onnxruntime runs it in the reader: one
-    input and one output, named `names`."""
+    input and one output or more, named `names` (the input's first)."""
     model.eval()
     torch.onnx.export(model, (example,), str(path), input_names=[names[0]],
-                      output_names=[names[1]], dynamic_axes=dynamic_axes, opset_version=17,
-                      dynamo=False)
+                      output_names=list(names[1:]), dynamic_axes=dynamic_axes,
+                      opset_version=17, dynamo=False)
 
 
 def save(
