@@ -1,6 +1,6 @@
 """Every error of the dice reader on a held-out set of photographs, cut out to be judged by eye.
 
-    python -m models.dice.error_sheets --set desk-webcam --out /tmp/desk_errors
+    python -m models.dice.error_sheets --set "desk-webcam (never trained on)" --out /tmp/desk_errors
 
 Writes `errors.json` (one entry per missed die, misread die and reading of no labelled die,
 numbered) and `sheet-N.png`: the errors in that order, 16 a sheet, each with its box drawn,
