@@ -21,6 +21,7 @@ TRAINING_MODULES = {
     "models.dice.train_cocked",
     "models.dice.train_detector",
     "models.dice.train_framer",
+    "models.dice.train_joint",
     "models.dice.from_onnx",
     "models.dice.ensemble",
     "models.dice.phase_split",

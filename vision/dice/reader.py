@@ -384,7 +384,7 @@ class DiceReader:
             if cocked_odds is not None:
                 # The straight-down view decides cocked or flat; the value is the most
                 # probable one among 1-6, as sure as the crop (and the straight-down view of
-                # the face, with faces.onnx) are of it against the others.
+                # the face, where a network reads it) are of it against the others.
                 cocked_probability = float(cocked_odds[index])
                 face = faces[index]
                 flat = (int(face.argmax()) + 1,
@@ -431,7 +431,7 @@ class DiceReader:
     def _faces(self, probs: np.ndarray, square_faces: np.ndarray | None,
                crop_weight: float = CROP_FACE_WEIGHT) -> np.ndarray:
         """The top face's odds (n, 6, not normalised): the crop's, times the straight-down
-        view's where faces.onnx reads it, the crop's weighed down (`crop_weight`)."""
+        view's where a network reads it, the crop's weighed down (`crop_weight`)."""
         faces = probs[:, self.value_columns]
         return faces if square_faces is None else faces ** crop_weight * square_faces
 
@@ -444,8 +444,9 @@ class DiceReader:
 
     def _straight_down(self, grey: np.ndarray, boxes: np.ndarray, view: TrayView,
                        floor: TrayFloor | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-        """From the straight-down view: the probability that each die is cocked, and with
-        faces.onnx each face's probability (n, 6) should the die lie flat."""
+        """From the straight-down view: the probability that each die is cocked, and where a
+        network reads the faces (the cocked network's second output, or faces.onnx beside it)
+        each face's probability (n, 6) should the die lie flat."""
         assert self.cocked_model is not None
         homography, nadir = view.straight_down, view.nadir
         squares = np.stack([straight_down_crop(grey, box, homography, nadir, self.cocked_size,
