@@ -310,6 +310,18 @@ def exit_emphasis(cues: np.ndarray, weight: float) -> np.ndarray:
     return np.where(at_exit, weight, 1.0).astype(np.float32)
 
 
+def held_out_crops(directories: list[Path], seed: int, workers: int, columns: list[int],
+                   device: torch.device) -> tuple[torch.Tensor, torch.Tensor,
+                                                  torch.Tensor] | None:
+    """The crops of scenes never trained on, their cues the network is told and their labels,
+    to measure after each epoch (None without scenes)."""
+    if not directories:
+        return None
+    patches, cues, labels = dataset(directories, 1, seed, workers)
+    return (torch.from_numpy(patches).to(device), torch.from_numpy(cues[:, columns]).to(device),
+            torch.from_numpy(labels).to(device))
+
+
 def weighted_loss(logits: torch.Tensor, target: torch.Tensor, class_weight: torch.Tensor,
                   emphasis: torch.Tensor) -> torch.Tensor:
     """Cross-entropy weighted by class and by each crop's `emphasis`, averaged over the
@@ -368,13 +380,7 @@ def main() -> None:
     train_x = torch.from_numpy(patches).to(device)
     train_y = torch.from_numpy(targets(labels, args.values)).to(device)
     train_cues = torch.from_numpy(cues[:, columns]).to(device)
-    held_out = None
-    if args.validate:
-        test_patches, test_cues, test_labels = dataset(args.validate, 1, args.seed,
-                                                       args.workers)
-        held_out = (torch.from_numpy(test_patches).to(device),
-                    torch.from_numpy(test_cues[:, columns]).to(device),
-                    torch.from_numpy(test_labels).to(device))
+    held_out = held_out_crops(args.validate, args.seed, args.workers, columns, device)
     channels = 1 + len(columns)
     classes = VALUE_CLASSES if args.values else CLASSES
     model = start_from(DieClassifier(len(classes), args.blocks, channels), args,

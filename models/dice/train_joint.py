@@ -34,6 +34,7 @@ from models.dice.train_cocked import (
     augment,
     centred,
     dataset,
+    held_out_crops,
     told,
     weighted_loss,
     with_cues,
@@ -151,13 +152,7 @@ def main() -> None:
     print(f"{len(labels)} scene crops, {int((labels == 0).sum())} cocked; "
           f"{0 if clips is None else len(clips[0])} clip crops; {time.time() - started:.0f}s",
           flush=True)
-    held_out = None
-    if args.validate:
-        test_patches, test_cues, test_labels = dataset(args.validate, 1, args.seed,
-                                                       args.workers)
-        held_out = (torch.from_numpy(test_patches).to(device),
-                    torch.from_numpy(test_cues[:, columns]).to(device),
-                    torch.from_numpy(test_labels).to(device))
+    held_out = held_out_crops(args.validate, args.seed, args.workers, columns, device)
     channels = 1 + len(columns)
     model = TwoHeads(len(CLASSES), len(VALUE_CLASSES), args.blocks, channels)
     model.load_state_dict(joint_head(torch.load(args.init)))
