@@ -194,11 +194,11 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
     found = []
     for line in (directory / "labels.jsonl").read_text().splitlines():
         record = json.loads(line)
+        shown = [_in_sight(d, min_visible_pixels) for d in record["dice"]]
+        dice = [d for d, seen in zip(record["dice"], shown, strict=True) if seen]
         rendered = record.get("style", {}).get("dice")
         styles = None if rendered is None else tuple(
-            style for d, style in zip(record["dice"], rendered, strict=True)
-            if _in_sight(d, min_visible_pixels))
-        dice = [d for d in record["dice"] if _in_sight(d, min_visible_pixels)]
+            style for style, seen in zip(rendered, shown, strict=True) if seen)
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
