@@ -32,7 +32,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -373,13 +373,16 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
             "extra": dict(Counter(e["event"] for c in scores for e in c.extra))}
 
 
-def run_clip(directory: Path, reader: DiceReading, use_view: bool,
-             fps: float = FPS) -> list[dict[str, Any]]:
+def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = FPS,
+             on_frame: Callable[[int, tuple[float, float]], None] | None = None,
+             ) -> list[dict[str, Any]]:
     """The pipeline's dice events over a clip's frames, the last one held HOLD_FRAMES more,
     as a table's tray camera emits them; first, where the clip has one, its empty tray
     (`empty.jpg`) for EMPTY_FRAMES frames, as a live camera sees it before the throw. A
     camera of another frame rate (`fps`, 25 for a PAL camera) sees the clip's frame nearest
-    each of its own; its events are dated by their times in the clip's frames."""
+    each of its own; its events are dated by their times in the clip's frames. `on_frame`,
+    where given, is told before each frame is read which of the clip's frames it shows (-1:
+    the empty tray) and where the camera's crop of it begins (x, y pixels)."""
     import cv2
 
     from vision.dice.zones import TrayCalibration
@@ -398,12 +401,15 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool,
             raise OSError(f"cannot read {path}")
         return image
 
+    origin = (float(camera.box[0]), float(camera.box[1]))
     seen = []
     empty = directory / "empty.jpg"
     if empty.is_file():
         # The tray as the camera saw it before the throw, still for half a second.
         tray = read(empty)
         for index in range(-round(EMPTY_FRAMES * fps / FPS), 0):
+            if on_frame is not None:
+                on_frame(-1, origin)
             seen += [e.to_json() for e in camera.observe(index, index / fps, tray)]
     shown, image = -1, None
     for index in range(round((len(paths) + HOLD_FRAMES) * fps / FPS)):
@@ -411,6 +417,8 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool,
         if wanted != shown:
             shown, image = wanted, read(paths[wanted])
         assert image is not None
+        if on_frame is not None:
+            on_frame(wanted, origin)
         seen += [e.to_json() for e in camera.observe(index, index / fps, image)]
     return [{**event, "frame": round(event["time"] * FPS)} for event in seen]
 
