@@ -53,9 +53,6 @@ class Recorded:
             self.answers.append([softmax(answer) for answer in answers])
         return answers
 
-    def get_outputs(self) -> Any:
-        return self.session.get_outputs()
-
 
 class Looks:
     """Where each first look's dice lie in the clip: the clip frame shown and the boxes, in
