@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from models.dice.evaluate_clips import HIDDEN_PX, run_clip
-from vision.dice.boxes import Box, overlap
+from vision.dice.boxes import as_box, overlap
 from vision.dice.reader import MODEL_DIR, DiceReader, softmax
 from vision.dice.zones import TrayCalibration
 
@@ -62,6 +62,10 @@ class Looks:
         self.frame, self.offset = -1, (0.0, 0.0)
         self.boxes: list[tuple[int, np.ndarray]] = []
 
+    def show(self, frame: int, offset: tuple[float, float]) -> None:
+        """The clip frame read next (-1: the empty tray) and where its crop begins."""
+        self.frame, self.offset = frame, offset
+
     def watching(self, straight_down: Callable[..., Any]) -> Callable[..., Any]:
         def looked(grey: np.ndarray, boxes: np.ndarray, *args: Any) -> Any:
             shift = np.array([*self.offset, 0.0, 0.0], np.float32)
@@ -82,24 +86,20 @@ def clip_crops(reader: DiceReader, clips: Sequence[Path]) -> dict[str, np.ndarra
     reader.cocked_model = recorded
     reader._straight_down = looks.watching(reader._straight_down)  # type: ignore[method-assign]
     cocked: list[np.ndarray] = []
-
-    def shown(frame: int, offset: tuple[float, float]) -> None:
-        looks.frame, looks.offset = frame, offset
-
     try:
         for clip in clips:
             states = [json.loads(line) for line in
                       (clip / "states.jsonl").read_text(encoding="utf-8").splitlines()]
             looks.boxes.clear()
             answered = len(recorded.answers)
-            run_clip(clip, reader, True, on_frame=shown)
+            run_clip(clip, reader, True, on_frame=looks.show)
             view = TrayCalibration.load(clip / "calibration.json").zones.view
             for index, path in enumerate(sorted((clip / "frames").glob("*.jpg"))):
                 if index % STILL_EVERY == 0:
                     image = cv2.imread(str(path))
                     if image is None:
                         raise OSError(f"cannot read {path}")
-                    shown(index, (0.0, 0.0))
+                    looks.show(index, (0.0, 0.0))
                     reader.read(image, view)
             for (frame, boxes), answers in zip(looks.boxes, recorded.answers[answered:],
                                                strict=True):
@@ -127,7 +127,7 @@ def truth_targets(called: np.ndarray, boxes: np.ndarray,
     targets = called.copy()
     for index, box in enumerate(boxes):
         framed = [die for die in dice if die["box"] is not None
-                  and overlap(_box(box), _box(die["box"])) >= TRUTH_OVERLAP]
+                  and overlap(as_box(box), as_box(die["box"])) >= TRUTH_OVERLAP]
         if len(framed) != 1:
             continue
         die = framed[0]
@@ -136,11 +136,6 @@ def truth_targets(called: np.ndarray, boxes: np.ndarray,
             sure = TRUTH_SURE if die["state"] == "cocked" else 1.0 - TRUTH_SURE
             targets[index] = (1.0 - sure, sure)
     return targets
-
-
-def _box(values: Sequence[float]) -> Box:
-    x, y, w, h = (float(value) for value in values)
-    return x, y, w, h
 
 
 def main() -> None:
