@@ -46,7 +46,9 @@ class LabelledImage:
     lie inside the baffle box; all None for photographs. `readable`: (n,) bool, which dice a
     person could read from the picture, as judged by eye (`models/dice/judgements.py`); None
     where not judged, every die counted. `styles`: each die's look as rendered (white,
-    translucent...: synth/dice/style.py), where the scene records it."""
+    translucent...: synth/dice/style.py), where the scene records it. `tilts`: (n,) float,
+    each rendered die's angle in degrees from lying on a face (cocked past
+    synth.dice.geometry.COCKED_DEG), where the scene records it."""
 
     path: Path
     boxes: np.ndarray
@@ -56,6 +58,7 @@ class LabelledImage:
     zones: DiceZones | None = None
     readable: np.ndarray | None = None
     styles: tuple[str, ...] | None = None
+    tilts: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.boxes.ndim != 2 or self.boxes.shape[1] != 4:
@@ -66,6 +69,8 @@ class LabelledImage:
             raise ValueError("styles must have one entry per box")
         if self.readable is not None and self.readable.shape != self.values.shape:
             raise ValueError("readable must have one entry per box")
+        if self.tilts is not None and self.tilts.shape != self.values.shape:
+            raise ValueError("tilts must have one entry per box")
 
     def readable_dice(self) -> np.ndarray:
         """Which dice a person could read, all of them where not judged."""
@@ -202,12 +207,14 @@ def synthetic(directory: Path, min_visible_pixels: int = 100) -> list[LabelledIm
         boxes = np.array([d["box"] for d in dice], np.float32).reshape(-1, 4)
         values = np.array([0 if d["cocked"] else d["value"] for d in dice], np.int64)
         in_box = np.array([bool(d.get("in_box", False)) for d in dice], bool)
+        tilts = (np.array([float(d["tilt_deg"]) for d in dice])
+                 if all("tilt_deg" in d for d in dice) else None)
         camera = record.get("camera")
         zones = None if camera is None else _zones(camera)
         # The view as the scene's calibration gives it, where it has one.
         view = zones.view if zones is not None else _view(camera)
         found.append(LabelledImage(directory / record["image"], boxes, values, view, in_box,
-                                   zones, styles=styles))
+                                   zones, styles=styles, tilts=tilts))
     return found
 
 

@@ -48,7 +48,7 @@ from referee.tracker import MIN_ROLL_CONFIDENCE
 from vision.dice.closer import DiceReading, find_missing, look_closer, searching_harder
 from vision.dice.reader import MODEL_DIR, DiceReader, DieReading
 from vision.dice.stream import DICE_PER_THROW, MIN_PRESENCE
-from vision.dice.zones import EXIT_MM, DiceZones
+from vision.dice.zones import DiceZones
 
 JUDGED = ", judged readable die by die"
 # A roll read at least this sure stands without a second look at the board (referee/tracker.py).
@@ -266,8 +266,8 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
     camera reads it (`DiceZones.flat_where_unpropped`). `still_tray`: each scene read as
     the tray camera reads a frame at rest (`read_still_tray`; calibrated). Where a scene's
     calibration places the box, the tray's dice are told apart again: at the box's exit
-    (their foot within EXIT_MM of its inside: the lip's cocked dice and the ramp toe's flat
-    ones) and in the open tray."""
+    (`DiceZones.at_exit`: the lip's cocked dice and the ramp toe's flat ones) and in the
+    open tray."""
     counts = {where: np.zeros(5, int) for where in ("all", "tray", "tray_exit", "tray_open")}
     missed = invented = invented_cocked = 0
     for item in items:
@@ -291,9 +291,9 @@ def score_cocked(reader: DiceReader, items: list[LabelledImage],
             counts["all"] += tally
             if not in_box[index]:
                 counts["tray"] += tally
-                mm = None if item.zones is None else item.zones.mm_from_box(item.boxes[index])
-                if mm is not None:
-                    counts["tray_exit" if mm <= EXIT_MM else "tray_open"] += tally
+                at_exit = None if item.zones is None else item.zones.at_exit(item.boxes[index])
+                if at_exit is not None:
+                    counts["tray_exit" if at_exit else "tray_open"] += tally
     scores: dict[str, float | int] = {"images": len(items)}
     for where, tallies in counts.items():
         cocked, caught, calls, flat, flat_right = (int(v) for v in tallies)

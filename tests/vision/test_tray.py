@@ -571,6 +571,10 @@ def test_how_far_a_die_lies_from_the_box_is_measured_on_the_tray_floor() -> None
     # Beside the exit, in front of the tray's near wall, the distance runs to its corner.
     assert zones.mm_from_box((20.0, 85.0, 20.0, 20.0)) == pytest.approx(30.0)
     assert DiceZones(tray, zones.box).mm_from_box((100.0, 95.0, 20.0, 20.0)) is None
+    # At the exit: within EXIT_MM of the box's inside (the lip's dice and the ramp toe's).
+    assert zones.at_exit((100.0, 95.0, 20.0, 20.0)) is True
+    assert zones.at_exit((100.0, 135.0, 20.0, 20.0)) is False
+    assert DiceZones(tray, zones.box).at_exit((100.0, 95.0, 20.0, 20.0)) is None
 
 
 def test_a_die_called_cocked_with_nothing_to_lean_on_is_read_flat() -> None:

@@ -146,6 +146,12 @@ class DiceZones:
         inside = cv2.pointPolygonTest(self._box_on_floor, tuple(map(float, foot[0, 0])), True)
         return max(0.0, -float(inside))
 
+    def at_exit(self, box: Box) -> bool | None:
+        """Whether a die framed by `box` lies at the box's exit, its foot within EXIT_MM of
+        the box's inside (None when the tray's size is not known)."""
+        mm = self.mm_from_box(box)
+        return None if mm is None else mm <= EXIT_MM
+
     def too_wide(self, box: tuple[float, float, float, float]) -> bool:
         """Whether a reading's box is wider than one die can look where it stands (False
         when the tray's size is not known)."""
