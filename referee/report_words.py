@@ -8,6 +8,7 @@ from typing import Any, TypeGuard
 
 from referee.position import BAR, OFF
 from referee.tracker import MIN_ROLL_CONFIDENCE
+from vision.dice.stream import AT_EXIT
 
 # Each event in words; the fields are escaped and pre-formatted by `_Fields`.
 _TEMPLATES = {
@@ -16,7 +17,7 @@ _TEMPLATES = {
     "count_start": "3-second count: {reason} ({rule}){sure}",
     "count_cancelled": "count cancelled: the dice settled",
     "throw_void": "{player}'s throw is void ({rule}){sure}; {player} throws again",
-    "roll": "{player} rolls {dice}{doubt}{premature}",
+    "roll": "{player} rolls {dice}{doubt}{at_exit}{premature}",
     "roll_reread": "{player}'s roll taken as {dice}, as the board shows (read: {read})",
     "roll_changed": "{player}'s roll now {dice}: a die moved after it was read (read: {read})",
     "dice_moved": "the dice moved after {player}'s move began: they show {dice}; the roll "
@@ -72,6 +73,8 @@ class _Fields(dict[str, str]):
             if is_number(sure) and sure < MIN_ROLL_CONFIDENCE:
                 return f", read only {round(100 * sure)}% sure"
             return ""
+        if key == "at_exit":  # a die there leaning on the lip looks flat from above
+            return f", {AT_EXIT}" if value is True else ""
         if value is None:
             return "nothing" if key == "read" and "read" in self.event else "?"
         if key in ("dice", "read") and isinstance(value, list):

@@ -224,8 +224,11 @@ class GameTracker:
             turn.dice, turn.stage = values, Stage.ROLLED
             turn.roll_confidence = _roll_confidence(event)
             turn.rolled_at = (f, t)
+            # A die at the box's exit (the camera's roll names it): the judges are to look.
+            at_exit = {"at_exit": True, "die_box": die["die_box"]} if "die_box" in die else {}
             return [RefereeEvent("roll", f, t, {**player, "dice": list(values),
-                                                "confidence": round(turn.roll_confidence, 4)})]
+                                                "confidence": round(turn.roll_confidence, 4),
+                                                **at_exit})]
         if event.kind is Kind.ROLL_CHANGED:
             return self._roll_changed(event, (event.values[0], event.values[1]))
         pending = self._premature

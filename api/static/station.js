@@ -34,7 +34,9 @@ function describe(record) {
   // A roll read with doubt (under the tracker's MIN_ROLL_CONFIDENCE) may hide a cocked die read flat.
   const doubt = record.event === "roll" && typeof record.confidence === "number" && record.confidence < ROLL_DOUBT_BELOW
     ? `, read only ${Math.round(record.confidence * 100)}% sure` : "";
-  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}${doubt}`;
+  // A die at the box's exit: one leaning on the lip looks flat from above (the tracker names it).
+  const atExit = record.event === "roll" && record.at_exit === true ? ", a die at the box's exit: look whether it leans on the lip" : "";
+  return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}${doubt}${atExit}`;
 }
 
 function addTable(row) {

@@ -6,6 +6,7 @@ import re
 
 from referee.tracker import MIN_ROLL_CONFIDENCE
 from tests.api.conftest import Service
+from vision.dice.stream import AT_EXIT
 
 
 def test_the_station_marks_doubtful_rolls_by_the_trackers_threshold(service: Service) -> None:
@@ -17,3 +18,5 @@ def test_the_station_marks_doubtful_rolls_by_the_trackers_threshold(service: Ser
     assert found is not None and float(found.group(1)) == MIN_ROLL_CONFIDENCE
     script = service.client.get("/static/station.js").text
     assert 'meta[name="roll-doubt-below"]' in script and "< ROLL_DOUBT_BELOW" in script
+    # A roll with a die at the box's exit asks the judges to look, as the review's words do.
+    assert "record.at_exit === true" in script and AT_EXIT in script

@@ -169,6 +169,13 @@ def test_a_roll_read_with_doubt_says_so() -> None:
         "white rolls 5-5")
 
 
+def test_a_roll_with_a_die_at_the_box_exit_asks_the_panel_to_look() -> None:
+    # There a die leaning on the lip looks flat from above (vision/dice/stream.py).
+    assert describe(ev("roll", 100, player="white", dice=[6, 3], confidence=0.95,
+                       at_exit=True, die_box=[300, 172, 40, 40])) == (
+        "white rolls 6-3, a die at the box's exit: look whether it leans on the lip")
+
+
 def test_a_move_not_seen_passes_the_turn_on_an_unchanged_board() -> None:
     events = [*match_events()[:8],
               ev("throw_start", 260, player="black"),

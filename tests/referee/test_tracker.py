@@ -96,6 +96,24 @@ def test_a_legal_turn_is_rolled_moved_and_recorded_at_the_clock_press() -> None:
     assert table.tracker.position == WHITE_65 and table.tracker.mover is Side.BLACK
 
 
+def test_a_roll_with_a_die_at_the_box_exit_names_it_for_the_judges() -> None:
+    # The camera's roll names a die lying at the box's exit, where one leaning on the lip
+    # looks flat: the referee's roll says so and which die, and the turn goes on as read.
+    table = long_table()
+    table.dice(Kind.ROLLING)
+    table.wait(20)
+    table.dice(Kind.ROLL_READ, (6, 5), box=(300.0, 172.0, 40.0, 40.0))
+    table.move_to(WHITE_65)
+    table.press()
+    roll = table.named("roll")[0]
+    assert roll.fields["at_exit"] is True and roll.fields["die_box"] == [300.0, 172.0, 40.0, 40.0]
+    assert table.kinds() == ["throw_start", "roll", "clock_press", "move"]
+    # A roll with no die there says nothing of it.
+    table = long_table()
+    table.throw((6, 5))
+    assert "at_exit" not in table.named("roll")[0].fields
+
+
 def test_the_move_is_dated_by_the_frame_the_board_settled() -> None:
     table = long_table()
     table.throw((6, 5))

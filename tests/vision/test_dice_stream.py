@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.dice.reader import DieReading
-from vision.dice.stream import DiceWatcher, Kind
+from vision.dice.stream import AT_EXIT, DiceWatcher, Kind
 from vision.dice.zones import DiceZones
 
 FPS = 30.0
@@ -36,6 +36,23 @@ def test_a_clean_roll_is_read_once() -> None:
     # dated by the first frame showing the dice as they lie (the last one that changed),
     # though announced after 0.2 s and 3 frames of reading
     assert events[1].frame == 19
+
+
+def test_a_roll_with_a_die_at_the_box_exit_says_so() -> None:
+    """There a die leaning a few degrees on the lip looks flat from above: the judges are
+    shown which die to look at."""
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32),
+                      tray_mm=(640.0, 280.0))  # a pixel a millimetre, the exit along y = 200
+    at_exit = [die(6, y=172), die(3, 400)]  # the 6's foot 2 mm in front of the exit
+    events = run(DiceWatcher(zones), [(20, at_exit, 0.05), (60, at_exit, 0.0)])
+    assert [e.kind for e in events] == [Kind.ROLLING, Kind.ROLL_READ]
+    assert events[1].values == (3, 6) and events[1].box == (300, 172, 40, 40)
+    assert events[1].detail == AT_EXIT and events[1].to_json()["box"] == [300, 172, 40, 40]
+    # In the open tray, or where the tray's size is not known, a roll says nothing of it.
+    unmeasured = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    for where, dice in ((zones, [die(6), die(3, 400)]), (unmeasured, at_exit)):
+        roll = run(DiceWatcher(where), [(20, dice, 0.05), (60, dice, 0.0)])[-1]
+        assert roll.kind is Kind.ROLL_READ and roll.box is None and roll.detail == ""
 
 
 def test_a_die_cocked_for_three_seconds_voids_the_throw() -> None:

@@ -61,6 +61,9 @@ class Kind(enum.Enum):
 
 # What a count's event says started it.
 WHY = {Kind.COCKED: "a die cocked", Kind.IN_BOX: "a die stopped in the box"}
+# What a roll says of a die read flat at the box's exit: there a die leaning a few degrees on
+# the lip looks flat from above, and the reader misses most such dice (models/dice/cocked.md).
+AT_EXIT = "a die at the box's exit: look whether it leans on the lip"
 
 
 class Count(NamedTuple):
@@ -85,9 +88,9 @@ class DiceEvent:
     confidence: float | None = None
     rule: str | None = None
     detail: str = ""
-    # The die a count is for, and the one whose count voids the throw (x, y, w, h pixels):
-    # which die the judges are shown. None for every other event, and for a die counted
-    # unseen in the box.
+    # The die a count is for, the one whose count voids the throw, and on a roll a die at
+    # the box's exit (x, y, w, h pixels): which die the judges are shown. None for every
+    # other event, and for a die counted unseen in the box.
     box: Box | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -367,8 +370,12 @@ class DiceWatcher:
         if before is not None and before[0] == best:
             return []
         kind = Kind.ROLL_READ if before is None else Kind.ROLL_CHANGED
-        detail = "" if before is None else "a die moved after the roll was read"
-        return [DiceEvent(kind, rest_frame, rest_time, best, confidence, detail=detail)]
+        at_exit = next((r.die.box for r in surest if self.zones is not None
+                        and self.zones.at_exit(r.die.where)), None)
+        details = ["a die moved after the roll was read"] if before is not None else []
+        details += [AT_EXIT] if at_exit is not None else []
+        return [DiceEvent(kind, rest_frame, rest_time, best, confidence,
+                          detail="; ".join(details), box=at_exit)]
 
     def _cancel(self, frame: int, time: float, why: str) -> DiceEvent:
         self._count = self._count_moved = None
