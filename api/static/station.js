@@ -8,6 +8,8 @@ const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
 const NOTICES = ["camera_moved", "source"];
 // Under it a roll is read with doubt: the tracker's MIN_ROLL_CONFIDENCE, put in the page by the server.
 const ROLL_DOUBT_BELOW = Number(document.querySelector('meta[name="roll-doubt-below"]').content);
+// What a roll with a die at the box's exit says, as the review's timeline says it: put in the page by the server.
+const ROLL_AT_EXIT = document.querySelector('meta[name="roll-at-exit"]').content;
 const tables = new Map(); // table id -> {row, card}
 const alerts = new Map(); // "table:seq" -> alert element
 // "table:flag_seq" -> decision record: one can arrive before its alert (a render of a state
@@ -35,7 +37,7 @@ function describe(record) {
   const doubt = record.event === "roll" && typeof record.confidence === "number" && record.confidence < ROLL_DOUBT_BELOW
     ? `, read only ${Math.round(record.confidence * 100)}% sure` : "";
   // A die at the box's exit: one leaning on the lip looks flat from above (the tracker names it).
-  const atExit = record.event === "roll" && record.at_exit === true ? ", a die at the box's exit: look whether it leans on the lip" : "";
+  const atExit = record.event === "roll" && record.at_exit === true ? `, ${ROLL_AT_EXIT}` : "";
   return `${who}${record.event.replaceAll("_", " ")}${dice}${rules ? ` (${rules})` : record.rule ? ` (${record.rule})` : ""}${sure}${doubt}${atExit}`;
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from referee.tracker import MIN_ROLL_CONFIDENCE
@@ -18,5 +19,7 @@ def test_the_station_marks_doubtful_rolls_by_the_trackers_threshold(service: Ser
     assert found is not None and float(found.group(1)) == MIN_ROLL_CONFIDENCE
     script = service.client.get("/static/station.js").text
     assert 'meta[name="roll-doubt-below"]' in script and "< ROLL_DOUBT_BELOW" in script
-    # A roll with a die at the box's exit asks the judges to look, as the review's words do.
-    assert "record.at_exit === true" in script and AT_EXIT in script
+    # A roll with a die at the box's exit asks the judges to look in the review's words.
+    found = re.search(r'<meta name="roll-at-exit" content="([^"]*)">', page.text)
+    assert found is not None and html.unescape(found.group(1)) == AT_EXIT
+    assert 'meta[name="roll-at-exit"]' in script and "record.at_exit === true" in script
