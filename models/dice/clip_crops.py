@@ -19,7 +19,6 @@ Writes `crops` (n, 2, 48, 48, float16), `cocked` and `faces` (float32).
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.dice.evaluate_clips import HIDDEN_PX, run_clip
+from models.dice.evaluate_clips import HIDDEN_PX, clip_states, run_clip
 from vision.dice.boxes import as_box, overlap
 from vision.dice.reader import MODEL_DIR, DiceReader, softmax
 from vision.dice.zones import TrayCalibration
@@ -88,8 +87,7 @@ def clip_crops(reader: DiceReader, clips: Sequence[Path]) -> dict[str, np.ndarra
     cocked: list[np.ndarray] = []
     try:
         for clip in clips:
-            states = [json.loads(line) for line in
-                      (clip / "states.jsonl").read_text(encoding="utf-8").splitlines()]
+            states = clip_states(clip)
             looks.boxes.clear()
             answered = len(recorded.answers)
             run_clip(clip, reader, True, on_frame=looks.show)

@@ -373,6 +373,12 @@ def summarise(scores: Sequence[ClipScore]) -> dict[str, Any]:
             "extra": dict(Counter(e["event"] for c in scores for e in c.extra))}
 
 
+def clip_states(directory: Path) -> list[dict[str, Any]]:
+    """A rendered clip's truth frame by frame (`states.jsonl`: each die's box, state, lie)."""
+    return [json.loads(line) for line in
+            (directory / "states.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
 def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = FPS,
              on_frame: Callable[[int, tuple[float, float]], None] | None = None,
              ) -> list[dict[str, Any]]:
@@ -458,8 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for folder in folders:
         summary = json.loads((folder / "events.json").read_text())
         seen = run_clip(folder, reader, not args.no_view, args.fps)
-        states = [json.loads(line) for line in
-                  (folder / "states.jsonl").read_text(encoding="utf-8").splitlines()]
+        states = clip_states(folder)
         result = score_clip(observable(summary["events"], states), seen, states=states)
         by_scenario.setdefault(summary["scenario"], []).append(result)
         clips.append({"clip": str(folder), "scenario": summary["scenario"],
