@@ -92,13 +92,13 @@ def clip_crops(reader: DiceReader, clips: Sequence[Path]) -> dict[str, np.ndarra
             answered = len(recorded.answers)
             run_clip(clip, reader, True, on_frame=looks.show)
             view = TrayCalibration.load(clip / "calibration.json").zones.view
-            for index, path in enumerate(sorted((clip / "frames").glob("*.jpg"))):
-                if index % STILL_EVERY == 0:
-                    image = cv2.imread(str(path))
-                    if image is None:
-                        raise OSError(f"cannot read {path}")
-                    looks.show(index, (0.0, 0.0))
-                    reader.read(image, view)
+            paths = sorted((clip / "frames").glob("*.jpg"))
+            for index in range(0, len(paths), STILL_EVERY):
+                image = cv2.imread(str(paths[index]))
+                if image is None:
+                    raise OSError(f"cannot read {paths[index]}")
+                looks.show(index, (0.0, 0.0))
+                reader.read(image, view)
             for (frame, boxes), answers in zip(looks.boxes, recorded.answers[answered:],
                                                strict=True):
                 dice = states[frame]["dice"] if frame >= 0 else []
