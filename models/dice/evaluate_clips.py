@@ -2,6 +2,7 @@
 
     python -m models.dice.evaluate_clips --clips DIR [DIR ...]
         [--out models/dice/clip_evaluation.json] [--no-view] [--models DIR]
+        [--flicker SHARE] [--ramp SHARE]
 
 Each clip runs through the live tray pipeline as a table's tray camera runs it: its
 calibration.json's dice zones (with the camera's view of the tray floor, unless --no-view:
@@ -22,6 +23,8 @@ decision no frame can show (both dice stopped deep in the box, the tray empty to
 is no vision decision: it is listed apart as unobservable, neither right nor wrong. The
 decisions missed are counted by kind, per true event: none of its kind reported, reported
 early or late, or on time but saying otherwise (the other rule, other values).
+`--flicker` and `--ramp` show the frames under a light that changes while the camera watches
+(`synth.light`): mains flicker beating against the frame rate, an exposure stepping.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from synth.light import Light
     from vision.dice.closer import DiceReading
 
 FPS = 30
@@ -381,14 +385,15 @@ def clip_states(directory: Path) -> list[dict[str, Any]]:
 
 def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = FPS,
              on_frame: Callable[[int, tuple[float, float]], None] | None = None,
-             ) -> list[dict[str, Any]]:
+             light: Light | None = None) -> list[dict[str, Any]]:
     """The pipeline's dice events over a clip's frames, the last one held HOLD_FRAMES more,
     as a table's tray camera emits them; first, where the clip has one, its empty tray
     (`empty.jpg`) for EMPTY_FRAMES frames, as a live camera sees it before the throw. A
     camera of another frame rate (`fps`, 25 for a PAL camera) sees the clip's frame nearest
     each of its own; its events are dated by their times in the clip's frames. `on_frame`,
     where given, is told before each frame is read which of the clip's frames it shows (-1:
-    the empty tray) and where the camera's crop of it begins (x, y pixels)."""
+    the empty tray) and where the camera's crop of it begins (x, y pixels). `light`, where
+    given, changes each frame as it would the camera's picture at its time."""
     import cv2
 
     from vision.dice.zones import TrayCalibration
@@ -407,6 +412,9 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
             raise OSError(f"cannot read {path}")
         return image
 
+    def seen_at(index: int, image: np.ndarray) -> np.ndarray:
+        return image if light is None else light.lit(image, index / fps, fps)
+
     origin = (float(camera.box[0]), float(camera.box[1]))
     seen = []
     empty = directory / "empty.jpg"
@@ -416,7 +424,8 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
         for index in range(-round(EMPTY_FRAMES * fps / FPS), 0):
             if on_frame is not None:
                 on_frame(-1, origin)
-            seen += [e.to_json() for e in camera.observe(index, index / fps, tray)]
+            seen += [e.to_json() for e in camera.observe(index, index / fps,
+                                                         seen_at(index, tray))]
     shown, image = -1, None
     for index in range(round((len(paths) + HOLD_FRAMES) * fps / FPS)):
         wanted = min(round(index * FPS / fps), len(paths) - 1)
@@ -425,7 +434,8 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
         assert image is not None
         if on_frame is not None:
             on_frame(wanted, origin)
-        seen += [e.to_json() for e in camera.observe(index, index / fps, image)]
+        seen += [e.to_json() for e in camera.observe(index, index / fps,
+                                                     seen_at(index, image))]
     return [{**event, "frame": round(event["time"] * FPS)} for event in seen]
 
 
@@ -446,9 +456,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=None,
                         help="the reader's networks (default models/dice; cocked.onnx, "
                              "faces.onnx and framer.onnx are used where they are present)")
+    parser.add_argument("--flicker", type=float, default=0.0,
+                        help="mains flicker's amplitude, a share of the light (0.04)")
+    parser.add_argument("--ramp", type=float, default=0.0,
+                        help="the exposure's step as the dice come in, a share (0.15)")
     args = parser.parse_args(argv)
     import cv2
 
+    from synth.light import clip_light
     from vision.dice.reader import MODEL_DIR, DiceReader
 
     models = args.models or MODEL_DIR
@@ -463,7 +478,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_scenario: dict[str, list[ClipScore]] = {}
     for folder in folders:
         summary = json.loads((folder / "events.json").read_text())
-        seen = run_clip(folder, reader, not args.no_view, args.fps)
+        light = (clip_light(summary["seed"], args.flicker, args.ramp)
+                 if args.flicker or args.ramp else None)
+        seen = run_clip(folder, reader, not args.no_view, args.fps, light=light)
         states = clip_states(folder)
         result = score_clip(observable(summary["events"], states), seen, states=states)
         by_scenario.setdefault(summary["scenario"], []).append(result)
@@ -474,7 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{len(result.wrong_die)} counts on the wrong die", file=sys.stderr)
     report: dict[str, Any] = {
         "tolerance_frames": TOLERANCE, "fps": FPS, "camera_fps": args.fps,
-        "view": not args.no_view,
+        "view": not args.no_view, "light": {"flicker": args.flicker, "ramp": args.ramp},
         # Which networks read: the cocked one only with a view, and where it is present.
         "cocked_network": reader.cocked_model is not None and not args.no_view,
         "models": {name: _digest(models / name)
