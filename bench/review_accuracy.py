@@ -1,15 +1,15 @@
 """How many turns the review gets right on generated whole-game videos, and how fast.
 
     python -m bench.review_accuracy [--games 20] [--turns 16] [--true-dice] [--keep DIR]
-        [--flicker SHARE] [--ramp SHARE]
+        [--flicker SHARE] [--ramp SHARE] [--readout SECONDS]
 
 Generates `--games` games (long and short in turn, every irregularity injected at random,
 seeds 5000 on: games the models never saw), reviews each video and scores the event log
 against the ground truth (synth/game/score.py): a turn is right when its roll, its move and
 every flag, count and decision in it match within a few frames, and no false flag was
 raised. `--true-dice` feeds the true dice events instead of the dice reader, which measures
-the board reading and the tracking on their own; `--flicker` and `--ramp` show the videos
-under a light that changes while the camera watches (`synth.light`). Prints one JSON line
+the board reading and the tracking on their own; `--flicker`, `--ramp` and `--readout` show
+the videos under a light that changes while the camera watches (`synth.light`). Prints one JSON line
 per game, then the totals.
 """
 
@@ -32,18 +32,18 @@ FIRST_SEED = 5000
 
 
 def bench_game(root: Path, index: int, turns: int, size: str = "1280x720",
-               tempo: float = 1.0, flicker: float = 0.0,
-               ramp: float = 0.0) -> tuple[int, Variant, Path]:
+               tempo: float = 1.0, flicker: float = 0.0, ramp: float = 0.0,
+               readout: float = 0.0) -> tuple[int, Variant, Path]:
     """(seed, variant, folder) of the bench's `index`th game, generated into `root`: long
     and short in turn, every irregularity injected at random; under a changing light where
-    `flicker` or `ramp` is given."""
+    `flicker` or `ramp` is given (`synth.light.Light`)."""
     seed = FIRST_SEED + index
     variant = Variant.LONG if index % 2 == 0 else Variant.SHORT
     game = root / f"game-{seed}"
     generate(game, variant, seed, parse_size(size), inject=("random",), max_turns=turns,
              tempo=tempo)
     if flicker or ramp:
-        relight_video(game / "game.mp4", clip_light(seed, flicker, ramp))
+        relight_video(game / "game.mp4", clip_light(seed, flicker, ramp, readout))
     return seed, variant, game
 
 
@@ -59,6 +59,8 @@ def main() -> None:
                         help="mains flicker's amplitude, a share of the light (0.04)")
     parser.add_argument("--ramp", type=float, default=0.0,
                         help="the exposure's step as the dice come in, a share (0.15)")
+    parser.add_argument("--readout", type=float, default=0.0,
+                        help="a rolling shutter's seconds to read a frame's rows (0.03)")
     parser.add_argument("--keep", type=Path, help="keep the videos and reviews here")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="review-accuracy-"))
@@ -68,7 +70,7 @@ def main() -> None:
     offsets: list[tuple[str, int]] = []  # 3-second decisions: frames late (+) or early (-)
     for index in range(args.games):
         seed, variant, game = bench_game(root, index, args.turns, args.size, args.tempo,
-                                         args.flicker, args.ramp)
+                                         args.flicker, args.ramp, args.readout)
         truth = [json.loads(line) for line in (game / "events.jsonl").open()]
         summary = review(game / "game.mp4", game / "calibration.json", game / "review", variant,
                          dice_watcher=TruthDice(truth) if args.true_dice else None)
@@ -88,7 +90,8 @@ def main() -> None:
                       "share_right": round(right / max(turns, 1), 4),
                       "false_flags": false_flags, "missed": dict(missed),
                       "true_dice": args.true_dice, "tempo": args.tempo,
-                      "light": {"flicker": args.flicker, "ramp": args.ramp},
+                      "light": {"flicker": args.flicker, "ramp": args.ramp,
+                                "readout": args.readout},
                       "speed_vs_real_time": round(video_seconds / max(seconds, 1e-9), 2),
                       "three_second_decisions": {
                           kind: {"matched": len(found),

@@ -2,10 +2,12 @@
 flickering, and the camera's automatic exposure stepping as the dice come in.
 
 Mains light peaks twice a cycle (100 Hz on 50 Hz mains); a camera sampling it at 30 frames a
-second sees a 10 Hz beat, one at 25 sees none. The renders keep one exposure for a whole
-clip or game (`synth.dice.style.Effects`): this is the change over time, for judging the
-pipeline under it (`python -m models.dice.evaluate_clips --flicker 0.04 --ramp 0.15`,
-`python -m bench.review_accuracy --flicker 0.04`).
+second sees a 10 Hz beat, one at 25 sees none. A camera with a rolling shutter reads its rows
+one after another, so the flicker lies across the frame in bands, about three over its
+height at a 30 ms readout, that move from frame to frame. The renders keep one exposure for a
+whole clip or game (`synth.dice.style.Effects`): this is the change over time, for judging
+the pipeline under it (`python -m models.dice.evaluate_clips --flicker 0.04 --ramp 0.15
+--readout 0.03`, `python -m bench.review_accuracy --flicker 0.04`).
 """
 
 from __future__ import annotations
@@ -25,35 +27,41 @@ RAMP_BACK = 2.2  # seconds: the exposure steps back
 
 @dataclass(frozen=True)
 class Light:
-    """`flicker`: the beat's amplitude, a share of the light; `ramp`: the exposure's step, a
-    share (0.15: 15% brighter), up from RAMP_FROM and back from RAMP_BACK; `phase`: the
-    beat's at time 0, radians."""
+    """`flicker`: the mains light's swing as the camera sees it, a share of the light;
+    `ramp`: the exposure's step, a share (0.15: 15% brighter), up from RAMP_FROM and back
+    from RAMP_BACK; `phase`: the mains light's at time 0, radians; `readout`: the seconds a
+    rolling shutter takes to read a frame's rows, top to bottom (0: all at once)."""
 
     flicker: float = 0.0
     ramp: float = 0.0
     phase: float = 0.0
+    readout: float = 0.0
 
-    def gain(self, time: float, fps: float) -> float:
-        """How much brighter than the clip's own exposure the frame at `time` is, seen by a
-        camera at `fps` frames a second."""
-        beat = abs(MAINS_PEAKS_HZ - fps * round(MAINS_PEAKS_HZ / fps))
+    def gains(self, time: float, rows: int = 1) -> np.ndarray:
+        """How much brighter than the clip's own exposure each of the `rows` of the frame
+        taken at `time` is."""
+        read_at = time + self.readout * np.arange(rows) / rows
         up = min(max((time - RAMP_FROM) / RAMP_SECONDS, 0.0), 1.0)
         back = min(max((time - RAMP_BACK) / RAMP_SECONDS, 0.0), 1.0)
-        return (1.0 + self.flicker * math.sin(2 * math.pi * beat * time + self.phase)
-                + self.ramp * (up - back))
+        return np.asarray(1.0 + self.flicker * np.sin(2 * math.pi * MAINS_PEAKS_HZ * read_at
+                                                      + self.phase)
+                          + self.ramp * (up - back))
 
-    def lit(self, image: np.ndarray, time: float, fps: float) -> np.ndarray:
-        """`image` (BGR, uint8) as the camera sees it at `time` under this light."""
-        gain = self.gain(time, fps)
-        if gain == 1.0:
+    def lit(self, image: np.ndarray, time: float) -> np.ndarray:
+        """`image` (BGR, uint8) as the camera sees it when it takes the frame at `time`."""
+        gains = self.gains(time, image.shape[0] if self.readout else 1)
+        if np.all(gains == 1.0):
             return image
-        return np.asarray(cv2.convertScaleAbs(image, alpha=gain))
+        if gains.size == 1:
+            return np.asarray(cv2.convertScaleAbs(image, alpha=float(gains[0])))
+        shape = (-1,) + (1,) * (image.ndim - 1)
+        return np.clip(image * gains.reshape(shape) + 0.5, 0, 255).astype(np.uint8)
 
 
-def clip_light(seed: int, flicker: float, ramp: float) -> Light:
-    """The light of one clip: the beat's phase drawn from its seed."""
+def clip_light(seed: int, flicker: float, ramp: float, readout: float = 0.0) -> Light:
+    """The light of one clip: the mains light's phase drawn from its seed."""
     phase = float(np.random.default_rng([seed, 7]).uniform(0.0, 2 * math.pi))
-    return Light(flicker, ramp, phase)
+    return Light(flicker, ramp, phase, readout)
 
 
 def relight_video(path: Path, light: Light) -> None:
@@ -71,7 +79,7 @@ def relight_video(path: Path, light: Light) -> None:
             ok, frame = source.read()
             if not ok:
                 break
-            writer.write(light.lit(frame, index / fps, fps))
+            writer.write(light.lit(frame, index / fps))
             index += 1
     finally:
         source.release()

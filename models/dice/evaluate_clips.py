@@ -2,7 +2,7 @@
 
     python -m models.dice.evaluate_clips --clips DIR [DIR ...]
         [--out models/dice/clip_evaluation.json] [--no-view] [--models DIR]
-        [--flicker SHARE] [--ramp SHARE]
+        [--flicker SHARE] [--ramp SHARE] [--readout SECONDS]
 
 Each clip runs through the live tray pipeline as a table's tray camera runs it: its
 calibration.json's dice zones (with the camera's view of the tray floor, unless --no-view:
@@ -23,8 +23,9 @@ decision no frame can show (both dice stopped deep in the box, the tray empty to
 is no vision decision: it is listed apart as unobservable, neither right nor wrong. The
 decisions missed are counted by kind, per true event: none of its kind reported, reported
 early or late, or on time but saying otherwise (the other rule, other values).
-`--flicker` and `--ramp` show the frames under a light that changes while the camera watches
-(`synth.light`): mains flicker beating against the frame rate, an exposure stepping.
+`--flicker`, `--ramp` and `--readout` show the frames under a light that changes while the
+camera watches (`synth.light`): mains flicker beating against the frame rate (in bands across
+the frame, under a rolling shutter), an exposure stepping.
 """
 
 from __future__ import annotations
@@ -413,7 +414,7 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
         return image
 
     def seen_at(index: int, image: np.ndarray) -> np.ndarray:
-        return image if light is None else light.lit(image, index / fps, fps)
+        return image if light is None else light.lit(image, index / fps)
 
     origin = (float(camera.box[0]), float(camera.box[1]))
     seen = []
@@ -460,6 +461,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="mains flicker's amplitude, a share of the light (0.04)")
     parser.add_argument("--ramp", type=float, default=0.0,
                         help="the exposure's step as the dice come in, a share (0.15)")
+    parser.add_argument("--readout", type=float, default=0.0,
+                        help="a rolling shutter's seconds to read a frame's rows (0.03)")
     args = parser.parse_args(argv)
     import cv2
 
@@ -478,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_scenario: dict[str, list[ClipScore]] = {}
     for folder in folders:
         summary = json.loads((folder / "events.json").read_text())
-        light = (clip_light(summary["seed"], args.flicker, args.ramp)
+        light = (clip_light(summary["seed"], args.flicker, args.ramp, args.readout)
                  if args.flicker or args.ramp else None)
         seen = run_clip(folder, reader, not args.no_view, args.fps, light=light)
         states = clip_states(folder)
@@ -491,7 +494,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{len(result.wrong_die)} counts on the wrong die", file=sys.stderr)
     report: dict[str, Any] = {
         "tolerance_frames": TOLERANCE, "fps": FPS, "camera_fps": args.fps,
-        "view": not args.no_view, "light": {"flicker": args.flicker, "ramp": args.ramp},
+        "view": not args.no_view, "light": {"flicker": args.flicker, "ramp": args.ramp,
+                                               "readout": args.readout},
         # Which networks read: the cocked one only with a view, and where it is present.
         "cocked_network": reader.cocked_model is not None and not args.no_view,
         "models": {name: _digest(models / name)
