@@ -5,7 +5,8 @@ changed: dice in flight every few frames, dice at rest whenever they look differ
 the last reading, and every few frames for a while when a die of the throw is missing from a
 still tray) and turns the readings into dice events with the dice watcher, told when
 each die came to rest (vision/dice/rest.py) and whether something lies in the tray that no
-reading explains (vision/dice/empty_tray.py). With a camera of its own over the tray
+reading explains (vision/dice/empty_tray.py), each comparison made on the frames levelled to
+the first one's light (vision/exposure.py). With a camera of its own over the tray
 (`TrayVideo`), `DiceFeed` hands its events to the board camera's observer by time stamp, so
 the referee sees one table.
 """
@@ -41,6 +42,7 @@ from vision.dice.rest import (
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
 from vision.dice.zones import DiceZones, TrayCalibration
+from vision.exposure import Exposure, levelled
 from vision.sources import Frame, SourceEvent, VideoSource
 
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
@@ -110,6 +112,7 @@ class TrayCamera:
         self.mask = mask.astype(bool)
         self.view_watch = ViewWatch(max(SHIFT_PX, VIEW_MOVED_SHARE * (inner[2] - inner[0])))
         self._empty_tray = EmptyTray(self.mask)
+        self._exposure = Exposure(self.mask)
         self._zone_pixels = max(int(self.mask.sum()), 1)
         # The tray is still while fewer pixels than make a die's move change in it.
         self.still_share = CHANGED_PIXELS / self._zone_pixels
@@ -140,6 +143,10 @@ class TrayCamera:
         x0, y0, x1, y1 = self.box
         crop = image[y0:y1, x0:x1]
         grey = smoothed(crop)
+        # The reader reads the camera's own picture; the comparisons of frames over time
+        # see it levelled to the first frame's light: a flicker of the light is no motion.
+        factor = self._exposure.factor(grey)
+        lit, grey = levelled(crop, factor), levelled(grey, factor)
         previous, self._previous = self._previous, grey
         motion = self._changed_share(previous, grey)
         if motion >= self.still_share:
@@ -158,14 +165,14 @@ class TrayCamera:
         if (self._changed_share(self._tray_read, grey) >= self.still_share
                 and self._moving_frames % MOVING_READ_EVERY == 0):
             self._dice = self._in_zones(self._whole_reader.read(crop, self.view, self._zones),
-                                        crop)
+                                        lit)
             self._tray_read, self._read_at = grey, (frame, time)
             self._looked_closer = False
         elif ((self._in_throw or self._throw_seen()) and self._moving_frames == 0
               and len(self._dice) < self.watcher.dice_per_throw
               and frame - self._missing_read >= MISSING_READ_EVERY
               and time - self._read_at[1] <= MISSING_READ_SECONDS):
-            self._read_missing(frame, time, crop, grey)
+            self._read_missing(frame, time, crop, lit, grey)
         if (self._moving_frames == 0 and not self._looked_closer
                 and len(self._dice) < self.watcher.dice_per_throw):
             # A die missing at rest (read on this frame, or on the tray's last moving one):
@@ -173,7 +180,7 @@ class TrayCamera:
             places = [d.box for d in self._dice]
             places += self._empty_tray.unexplained(grey, places) or []
             self._dice = self._in_zones(look_closer(self.dice_reader, crop, self._dice, places,
-                                                    self._zones, self._too_wide), crop)
+                                                    self._zones, self._too_wide), lit)
             self._looked_closer = True
         # Each die's own moment of rest: a hand reaching past for the checkers or the clock
         # does not move the dice, nor does the other die still rolling. A die at rest that a
@@ -199,7 +206,7 @@ class TrayCamera:
             if previous is not None:  # the camera's first frame is no motion seen
                 self._first_motion = self._first_motion or (frame, time)
         if not self._in_throw and self._still_long(time):
-            self._empty_tray.remember(grey, crop.copy())  # the frame's buffer may be reused
+            self._empty_tray.remember(grey, lit.copy())  # the frame's buffer may be reused
             self._throw_began = None
             # The view is watched on the empty tray: dice are the most of what a felt floor
             # shows, and two views with dice lying differently correlate at their offset.
@@ -209,7 +216,7 @@ class TrayCamera:
         unread: int | None = 0
         in_box_since: Stamp | None = None
         if 0 < len(boxes) < self.watcher.dice_per_throw:
-            lying = self._lying_unread(grey, crop, boxes)
+            lying = self._lying_unread(grey, lit, boxes)
             # One lying unread inside the box is still in the box: dated from its own rest,
             # as a die read there is, when it came to rest in this throw.
             in_box = [p for p in lying or [] if self._zones.in_box(p)]
@@ -251,18 +258,19 @@ class TrayCamera:
         x, y, w, h = event.box
         return replace(event, box=(x + self.box[0], y + self.box[1], w, h))
 
-    def _lying_unread(self, grey: np.ndarray, crop: np.ndarray,
+    def _lying_unread(self, grey: np.ndarray, lit: np.ndarray,
                       boxes: Sequence[Box]) -> list[Box] | None:
-        """The die-sized changes from the empty tray that no reading (`boxes`) explains;
-        None when the tray has not been seen empty. A die's shadow reaching past its reading
+        """The die-sized changes from the empty tray that no reading (`boxes`) explains, in
+        `grey` and `lit`, the crop levelled as the empty tray was remembered; None when the
+        tray has not been seen empty. A die's shadow reaching past its reading
         is no die lying unread: taken for one, it kept the other die, unseen in the box, from
         being counted (164307)."""
         lying = self._empty_tray.unexplained(grey, boxes)
         if lying is None:
             return None
-        return [place for place in lying if not self._empty_tray.shadow(crop, place)]
+        return [place for place in lying if not self._empty_tray.shadow(lit, place)]
 
-    def _read_missing(self, frame: int, time: float, crop: np.ndarray,
+    def _read_missing(self, frame: int, time: float, crop: np.ndarray, lit: np.ndarray,
                       grey: np.ndarray) -> None:
         """Read the still tray again for a die missing from it (`find_missing`), or for the
         throw's dice when none was read: only a die found apart from those held is taken, the
@@ -271,52 +279,54 @@ class TrayCamera:
         # The last full reading's too-wide boxes stay the ones to look closer into.
         found = find_missing(self._search, self.dice_reader, crop, self._zones, self._dice,
                              self.watcher.dice_per_throw - len(self._dice),
-                             self.watcher.min_presence, lambda read: self._not_the_tray(read, crop),
+                             self.watcher.min_presence, lambda read: self._not_the_tray(read, lit),
                              self._whole_search)
         if not found:
-            found = self._read_changes(crop, grey)
+            found = self._read_changes(crop, lit, grey)
         if not self._dice:
             # Nothing read since the throw (both dice in the box, a red die in a red box):
             # only a die that changed the tray seen empty before it is one of the throw's.
-            found = [die for die in found if self._empty_tray.changed(crop, die.box)]
+            found = [die for die in found if self._empty_tray.changed(lit, die.box)]
         if found:
             self._dice += found
             self._read_at = (frame, time)
 
-    def _read_changes(self, crop: np.ndarray, grey: np.ndarray) -> list[DieReading]:
+    def _read_changes(self, crop: np.ndarray, lit: np.ndarray,
+                      grey: np.ndarray) -> list[DieReading]:
         """The dice the detector does not propose at all, read in the boxes of the die-sized
         changes from the empty tray that no reading explains, out of the box and no shadow:
         a translucent green die against a dark wall in its shadow (193105), a yellow one
         leaning on the tray's yellow wall (131205). Each is read as the detector's candidate
         would be, and taken only as surely a die as a die found searching."""
-        unread = self._lying_unread(grey, crop, [die.box for die in self._dice]) or []
+        unread = self._lying_unread(grey, lit, [die.box for die in self._dice]) or []
         lying = [place for place in unread if not self._zones.in_box(place)]
         if not lying:
             return []
         read = self.dice_reader.read_boxes(crop, np.array(lying, np.float32),
                                            np.full(len(lying), SURELY_PROPOSED), self.view,
                                            self._zones)
-        read, _ = self._zones.sort(self._not_the_tray(read, crop))
+        read, _ = self._zones.sort(self._not_the_tray(read, lit))
         wanted = self.watcher.dice_per_throw - len(self._dice)
         return [die for die in read if die.presence >= self.watcher.min_presence][:wanted]
 
-    def _in_zones(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
+    def _in_zones(self, dice: list[DieReading], lit: np.ndarray) -> list[DieReading]:
         """The dice where dice are read, less cocked calls on the tray itself; a box wider
         than one die can look where it stands is no die's reading: it is kept to look closer
         into (`_too_wide`)."""
-        kept, self._too_wide = self._zones.sort(self._not_the_tray(dice, crop))
+        kept, self._too_wide = self._zones.sort(self._not_the_tray(dice, lit))
         return kept
 
-    def _not_the_tray(self, dice: list[DieReading], crop: np.ndarray) -> list[DieReading]:
+    def _not_the_tray(self, dice: list[DieReading], lit: np.ndarray) -> list[DieReading]:
         """The readings less those called cocked on the tray itself, each of which would
         void a good throw: on a die's shadow, the empty tray darkened (144001), or, out of
         the box, on the empty tray unchanged (161005: a highlight on the tray). Not in the
         box: a die lying there unread while the tray was still between throws is part of
-        the empty tray (a die in the tray so long unread would be too; none in 800 clips)."""
+        the empty tray (a die in the tray so long unread would be too; none in 800 clips).
+        `lit`: the crop levelled, as the empty tray was remembered."""
         return [die for die in dice
-                if not (die.cocked and (self._empty_tray.shadow(crop, die.box) or (
+                if not (die.cocked and (self._empty_tray.shadow(lit, die.box) or (
                     not self._zones.lies_in_box(die)
-                    and self._empty_tray.unchanged(crop, die.box))))]
+                    and self._empty_tray.unchanged(lit, die.box))))]
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

@@ -19,6 +19,7 @@ from models.dice.evaluate_clips import (
     summarise,
     unobservable,
 )
+from synth.light import Light
 from vision.dice.reader import DieReading
 
 # Two dice stopped inside the box, the second 12 frames after the first (a `stalled` clip).
@@ -332,3 +333,13 @@ def test_decisions_missed_are_told_by_kind() -> None:
                                        seen("roll_read", 75, values=[6, 4])])
     assert all("missed" not in figures
                for figures in summarise([right_on_time])["by_event"].values())
+
+
+def test_a_flickering_light_is_judged_as_the_steady_one(tmp_path: Path) -> None:
+    # Mains light beating by 8% at 10 Hz on every frame, the empty tray's too: the tray
+    # camera levels each frame to its first one's light, so the dice lie as still as before.
+    clip = drawn_clip(tmp_path / "clip", True)
+    steady = run_clip(clip, BrightSquares(), use_view=False)
+    flickering = run_clip(clip, BrightSquares(), use_view=False, light=Light(flicker=0.08))
+    assert [(e["event"], e["frame"]) for e in flickering] == [
+        (e["event"], e["frame"]) for e in steady]

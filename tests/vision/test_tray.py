@@ -280,6 +280,22 @@ def test_a_die_that_never_comes_out_of_the_box_voids_the_throw() -> None:
     assert void.frame - started.frame == 90
 
 
+def test_a_flickering_light_is_no_die_moving() -> None:
+    """Mains light beating at 10 Hz against the camera, by 8%: the die stopped in the box is
+    counted from the other's rest and voids the throw on time, the count never cancelled."""
+    camera = TrayCamera(DiceZones(TRAY, BOX), BrightDice(), (160, 120))
+
+    def paint(index: int, image: np.ndarray) -> None:
+        if index >= 10:
+            x = min(20 + 5 * (index - 10), 70)
+            image[80:96, x:x + 16] = 230
+        image[:] = np.clip(image * (1 + 0.08 * np.sin(2 * np.pi * index / 3)), 0, 255)
+
+    events = observed(camera, 150, paint)
+    assert [(e.kind, e.frame) for e in events if e.kind in (Kind.IN_BOX, Kind.VOID, Kind.CANCELLED)
+            ] == [(Kind.IN_BOX, 20), (Kind.VOID, 110)]
+
+
 class FindsAFaceOnASearch(BrightDice):
     """Reads as BrightDice; from the eighth reading of the whole view on (the still tray's
     searches for the die missing), also the die's top face framed alone, read as a 2."""

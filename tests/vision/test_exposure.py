@@ -1,0 +1,59 @@
+"""The camera's exposure followed against its first frame."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.exposure import Exposure, levelled
+
+
+def felt(seed: int = 0) -> np.ndarray:
+    """A grey tray with some texture and sensor noise (160x120)."""
+    rng = np.random.default_rng(seed)
+    return np.clip(90 + 20 * np.sin(np.arange(160) / 9)[None, :]
+                   + rng.normal(0, 3, (120, 160)), 0, 255).astype(np.uint8)
+
+
+def test_a_brighter_view_is_measured_and_levelled_back() -> None:
+    exposure = Exposure(np.ones((120, 160), bool))
+    first = felt()
+    assert exposure.factor(first) == 1.0
+    brighter = np.clip(first * 1.06, 0, 255).astype(np.uint8)
+    factor = exposure.factor(brighter)
+    assert abs(factor - 1.06) < 0.01
+    assert np.abs(levelled(brighter, factor).astype(int) - first).mean() < 1.0
+
+
+def test_dice_coming_into_view_are_no_change_of_light() -> None:
+    exposure = Exposure(np.ones((120, 160), bool))
+    exposure.factor(felt())
+    with_dice = felt(1)
+    with_dice[40:60, 30:50] = 240  # two white dice: a few percent of the view
+    with_dice[70:90, 100:120] = 240
+    assert exposure.factor(with_dice) == 1.0
+
+
+def test_a_steady_light_leaves_the_frames_as_they_are() -> None:
+    exposure = Exposure(np.ones((120, 160), bool))
+    exposure.factor(felt())
+    again = felt(2)
+    assert exposure.factor(again) == 1.0
+    assert levelled(again, 1.0) is again
+
+
+def test_only_the_masked_view_tells_the_light() -> None:
+    mask = np.zeros((120, 160), bool)
+    mask[:, :80] = True
+    exposure = Exposure(mask)
+    first = felt()
+    exposure.factor(first)
+    later = first.copy()
+    later[:, 80:] = 255  # a hand over the board half, outside the tray's mask
+    assert exposure.factor(later) == 1.0
+
+
+def test_a_view_of_another_size_than_the_masks_is_left_as_it_is() -> None:
+    exposure = Exposure(np.ones((120, 160), bool))
+    exposure.factor(felt())
+    assert exposure.factor(np.full((60, 80), 200, np.uint8)) == 1.0
+    assert abs(exposure.factor(np.clip(felt() * 1.1, 0, 255).astype(np.uint8)) - 1.1) < 0.01
