@@ -31,6 +31,7 @@ from vision.clock import ClockReader
 from vision.dice.reader import DiceReader, DieReading
 from vision.dice.stream import DiceEvent
 from vision.dice.zones import DiceZones
+from vision.exposure import Exposure, levelled
 from vision.tray import TrayCamera
 
 SCALE = 0.25  # the board's and the clock's motion is measured on a quarter-size copy
@@ -158,6 +159,7 @@ class TableObserver:
         self.size = (max(1, round(width * SCALE)), max(1, round(height * SCALE)))
         small = (self.size[1], self.size[0])
         self.board_mask = _mask(small, self.setup.board.corners * SCALE)
+        self._exposure = Exposure(self.board_mask)
         # One checker moved must count as a change: a fifth of a checker's area, as a share
         # of the board (a checker is about 7.6 % of the field's width across).
         corners = self.setup.board.corners
@@ -197,6 +199,8 @@ class TableObserver:
         preview = cv2.resize(image, (width // 2, height // 2), interpolation=cv2.INTER_LINEAR)
         grey = cv2.cvtColor(cv2.resize(preview, self.size, interpolation=cv2.INTER_AREA),
                             cv2.COLOR_BGR2GRAY)
+        # The board's frames are compared over time: a flicker of the light is no move.
+        grey = levelled(grey, self._exposure.factor(grey))
         previous, self._previous = self._previous, grey
         # A camera moved since its calibration sees the board, the clock and the tray where
         # their calibration does not put them: nothing in its view is read until it is back.

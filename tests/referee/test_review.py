@@ -15,6 +15,7 @@ import pytest
 from referee.cli import main
 from referee.evidence import verify
 from synth.game.score import score
+from synth.light import Light, relight_video
 from tests.knocked import knock_camera
 
 
@@ -265,3 +266,18 @@ def test_a_knocked_tray_camera_stops_the_dice_not_the_board(game: Path, tmp_path
     assert not any(e["event"] == "roll" and e["frame"] > said[0]["frame"] for e in seen)
     assert [e["event"] for e in seen].count("move") == 3
     assert any(e["event"] == "clock_press" and e["frame"] > said[0]["frame"] for e in seen)
+
+
+def test_a_game_under_a_flickering_light_is_reviewed_as_under_a_steady_one(
+        game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Mains light beating by 8% at 10 Hz against the camera: the board and the dice tray
+    # are compared frame to frame levelled to the first frame's light, so the flicker moves
+    # nothing, and every turn is read as it is under a steady light.
+    video = tmp_path / "game.mp4"
+    shutil.copy(game / "game.mp4", video)
+    shutil.copy(game / "calibration.json", tmp_path / "calibration.json")
+    relight_video(video, Light(flicker=0.08))
+    assert main(["review", str(video), "--out", str(tmp_path / "review"), "--quiet"]) == 0
+    capsys.readouterr()
+    result = score(read_log(game / "events.jsonl"), read_log(tmp_path / "review" / "events.jsonl"))
+    assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)
