@@ -68,9 +68,9 @@ def relight_video(path: Path, light: Light) -> None:
     """Rewrite the video at `path` (mp4) as its camera would have seen it under `light`."""
     source = cv2.VideoCapture(str(path))
     fps = source.get(cv2.CAP_PROP_FPS)
-    size = (int(source.get(cv2.CAP_PROP_FRAME_WIDTH)), int(source.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     if not source.isOpened() or fps <= 0:
         raise OSError(f"cannot read the video {path}")
+    size = (int(source.get(cv2.CAP_PROP_FRAME_WIDTH)), int(source.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     relit = path.with_name(f"relit-{path.name}")
     writer = cv2.VideoWriter(str(relit), cv2.VideoWriter.fourcc(*"mp4v"), fps, size)
     try:

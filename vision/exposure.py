@@ -8,7 +8,9 @@ still, the tray seen empty) takes such a change of a few percent for motion: on 
 10 Hz flicker of 4% the tray's counts were cancelled and started again frame after frame.
 The light changes the whole view alike, by a factor, where a die moving changes a die's
 place: the factor is the median over the view of how much brighter each patch is than in the
-first frame, and the frame divided by it looks as the first did.
+first frame, and the frame divided by it looks as the first did. One factor a frame: a
+rolling shutter, reading its rows one after another, sees the flicker in bands, which this
+does not take out (models/dice/experiments.md: the camera's anti-flicker setting does).
 """
 
 from __future__ import annotations
