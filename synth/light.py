@@ -55,7 +55,7 @@ class Light:
         if gains.size == 1:
             return np.asarray(cv2.convertScaleAbs(image, alpha=float(gains[0])))
         shape = (-1,) + (1,) * (image.ndim - 1)
-        return np.clip(image * gains.reshape(shape) + 0.5, 0, 255).astype(np.uint8)
+        return np.asarray(np.clip(image * gains.reshape(shape) + 0.5, 0, 255), np.uint8)
 
 
 def clip_light(seed: int, flicker: float, ramp: float, readout: float = 0.0) -> Light:
