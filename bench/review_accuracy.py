@@ -26,7 +26,7 @@ from referee.review import review
 from synth.cli import parse_size
 from synth.game.score import COUNTED, TruthDice, score
 from synth.game.video import generate
-from synth.light import clip_light, relight_video
+from synth.light import add_light_arguments, clip_light, relight_video
 
 FIRST_SEED = 5000
 
@@ -55,12 +55,7 @@ def main() -> None:
     parser.add_argument("--tempo", type=float, default=1.0,
                         help="the players' pace (0.5: twice as fast; synth game --tempo)")
     parser.add_argument("--true-dice", action="store_true")
-    parser.add_argument("--flicker", type=float, default=0.0,
-                        help="mains flicker's amplitude, a share of the light (0.04)")
-    parser.add_argument("--ramp", type=float, default=0.0,
-                        help="the exposure's step as the dice come in, a share (0.15)")
-    parser.add_argument("--readout", type=float, default=0.0,
-                        help="a rolling shutter's seconds to read a frame's rows (0.03)")
+    add_light_arguments(parser)
     parser.add_argument("--keep", type=Path, help="keep the videos and reviews here")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="review-accuracy-"))

@@ -12,6 +12,7 @@ the pipeline under it (`python -m models.dice.evaluate_clips --flicker 0.04 --ra
 
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,17 @@ class Light:
             return np.asarray(cv2.convertScaleAbs(image, alpha=float(gains[0])))
         shape = (-1,) + (1,) * (image.ndim - 1)
         return np.asarray(np.clip(image * gains.reshape(shape) + 0.5, 0, 255), np.uint8)
+
+
+def add_light_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that show a command's frames under a changing light: `--flicker`,
+    `--ramp`, `--readout` (each 0, a steady light, unless given)."""
+    parser.add_argument("--flicker", type=float, default=0.0,
+                        help="mains flicker's amplitude, a share of the light (0.04)")
+    parser.add_argument("--ramp", type=float, default=0.0,
+                        help="the exposure's step as the dice come in, a share (0.15)")
+    parser.add_argument("--readout", type=float, default=0.0,
+                        help="a rolling shutter's seconds to read a frame's rows (0.03)")
 
 
 def clip_light(seed: int, flicker: float, ramp: float, readout: float = 0.0) -> Light:

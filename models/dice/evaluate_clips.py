@@ -445,6 +445,8 @@ def _digest(path: Path) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from synth.light import add_light_arguments, clip_light
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clips", type=Path, nargs="+", required=True,
                         help="clip folders (synth dice-clip --out), or folders of them")
@@ -457,16 +459,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=None,
                         help="the reader's networks (default models/dice; cocked.onnx, "
                              "faces.onnx and framer.onnx are used where they are present)")
-    parser.add_argument("--flicker", type=float, default=0.0,
-                        help="mains flicker's amplitude, a share of the light (0.04)")
-    parser.add_argument("--ramp", type=float, default=0.0,
-                        help="the exposure's step as the dice come in, a share (0.15)")
-    parser.add_argument("--readout", type=float, default=0.0,
-                        help="a rolling shutter's seconds to read a frame's rows (0.03)")
+    add_light_arguments(parser)
     args = parser.parse_args(argv)
     import cv2
 
-    from synth.light import clip_light
     from vision.dice.reader import MODEL_DIR, DiceReader
 
     models = args.models or MODEL_DIR
