@@ -25,6 +25,13 @@ DARKEST = 16  # grey levels: a patch darker than this in the first frame tells n
 # Factors this close to 1 are noise (a patch's mean flickers by a few tenths of a level),
 # left alone so that a steady light leaves the frames untouched.
 STEADY = 0.005
+# A factor this far from 1 either way, held this many frames (a second at 30 fps), is no
+# flicker and no exposure step (those stay within a fifth) but another light: the camera's
+# first frames taken before its exposure settled, the hall's lights switched. The view then
+# is the one to follow from: divided by such a factor, a dark first frame's view would make
+# every change a third of itself, and a bright one's the sensor's noise three times over.
+FAR = 1.3
+FAR_FRAMES = 30
 
 
 @dataclass
@@ -35,13 +42,15 @@ class Exposure:
     mask: np.ndarray
     _first: np.ndarray | None = field(default=None, init=False)  # its patches' means
     _cells: np.ndarray = field(init=False)  # the patches wholly in the mask
+    _far: int = field(default=0, init=False)  # frames in a row whose factor lay past FAR
 
     def __post_init__(self) -> None:
         self._cells = _patches(self.mask.astype(np.float32)) > 0.999
 
     def factor(self, grey: np.ndarray) -> float:
-        """How much brighter the view `grey` is than the first one given: 1 for the first,
-        and for a view of another size than the mask's (no view of this scene)."""
+        """How much brighter the view `grey` is than the first one given (or the one
+        followed from since another light held FAR_FRAMES): 1 for that one, and for a view
+        of another size than the mask's (no view of this scene)."""
         patches = _patches(grey)
         if patches.shape != self._cells.shape:
             return 1.0
@@ -52,6 +61,10 @@ class Exposure:
         if not usable.any():
             return 1.0
         factor = float(np.median(patches[usable] / self._first[usable]))
+        self._far = self._far + 1 if not 1 / FAR < factor < FAR else 0
+        if self._far >= FAR_FRAMES:
+            self._first, self._far = patches, 0
+            return 1.0
         return 1.0 if abs(factor - 1.0) < STEADY else factor
 
 

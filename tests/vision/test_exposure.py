@@ -57,3 +57,26 @@ def test_a_view_of_another_size_than_the_masks_is_left_as_it_is() -> None:
     exposure.factor(felt())
     assert exposure.factor(np.full((60, 80), 200, np.uint8)) == 1.0
     assert abs(exposure.factor(np.clip(felt() * 1.1, 0, 255).astype(np.uint8)) - 1.1) < 0.01
+
+
+def test_a_camera_whose_first_frames_were_dark_is_followed_from_its_settled_view() -> None:
+    # A webcam's first frames, taken before its exposure settled, at a third of the light:
+    # divided by 3, every change would look a third of itself. After a second of the settled
+    # view it is the one followed from.
+    exposure = Exposure(np.ones((120, 160), bool))
+    settled = felt()
+    exposure.factor((settled / 3).astype(np.uint8))
+    factors = [exposure.factor(settled) for _ in range(31)]
+    assert all(f > 2.5 for f in factors[:29]) and factors[29:] == [1.0, 1.0]
+    brighter = np.clip(settled * 1.06, 0, 255).astype(np.uint8)
+    assert abs(exposure.factor(brighter) - 1.06) < 0.01
+
+
+def test_a_flicker_never_moves_the_view_followed_from() -> None:
+    exposure = Exposure(np.ones((120, 160), bool))
+    first = felt()
+    exposure.factor(first)
+    for index in range(90):  # three seconds of an 8% beat and a 20% exposure step
+        gain = 1.2 + 0.08 * np.sin(2 * np.pi * index / 3)
+        lit = np.clip(first * gain, 0, 255).astype(np.uint8)
+        assert abs(exposure.factor(lit) - gain) < 0.015
