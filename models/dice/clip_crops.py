@@ -26,6 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from models.dice.data import read_picture
 from models.dice.evaluate_clips import HIDDEN_PX, clip_states, run_clip
 from vision.dice.boxes import as_box, overlap
 from vision.dice.reader import MODEL_DIR, DiceReader, softmax
@@ -94,9 +95,7 @@ def clip_crops(reader: DiceReader, clips: Sequence[Path]) -> dict[str, np.ndarra
             view = TrayCalibration.load(clip / "calibration.json").zones.view
             paths = sorted((clip / "frames").glob("*.jpg"))
             for index in range(0, len(paths), STILL_EVERY):
-                image = cv2.imread(str(paths[index]))
-                if image is None:
-                    raise OSError(f"cannot read {paths[index]}")
+                image = read_picture(paths[index])
                 looks.show(index, (0.0, 0.0))
                 reader.read(image, view)
             for (frame, boxes), answers in zip(looks.boxes, recorded.answers[answered:],

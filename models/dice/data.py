@@ -103,9 +103,7 @@ def read_yolo_split(images: Path, labels: Path) -> list[LabelledImage]:
 
 
 def _image_size(path: Path) -> tuple[int, int]:
-    image = cv2.imread(str(path), cv2.IMREAD_REDUCED_GRAYSCALE_8)
-    if image is None:
-        raise OSError(f"cannot read {path}")
+    image = read_picture(path, cv2.IMREAD_REDUCED_GRAYSCALE_8)
     # Both sources are 640 wide; the reduced read keeps this cheap.
     return image.shape[0] * 8, image.shape[1] * 8
 
@@ -136,11 +134,17 @@ def desk_webcam(split: str, root: Path = SHARED_DICE) -> list[LabelledImage]:
     return read_yolo_split(base, base)
 
 
-def read_grey(path: Path) -> np.ndarray:
-    grey = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    if grey is None:
+def read_picture(path: Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray:
+    """A picture of the training or test data as OpenCV reads it with `flags`; OSError when
+    it cannot be read (data that should be there: the run stops rather than skip it)."""
+    image = cv2.imread(str(path), flags)
+    if image is None:
         raise OSError(f"cannot read {path}")
-    return np.asarray(grey)
+    return np.asarray(image)
+
+
+def read_grey(path: Path) -> np.ndarray:
+    return read_picture(path, cv2.IMREAD_GRAYSCALE)
 
 
 def thumbnail(grey: np.ndarray) -> np.ndarray:

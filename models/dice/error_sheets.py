@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.dice.data import LabelledImage, too_small
+from models.dice.data import LabelledImage, read_picture, too_small
 from models.dice.evaluate import PhotoReader, held_out_set, read_photographs
 from vision.dice.reader import MODEL_DIR, DiceReader
 
@@ -65,9 +65,7 @@ def cut_out(image_path: str, box: tuple[float, float, float, float], caption: st
     """The box drawn on its photograph, cut out with surroundings 2.5 times its size, scaled
     to `side` pixels and captioned. The box is drawn after scaling, so it shows however far
     a big photograph is shrunk."""
-    image = cv2.imread(image_path)
-    if image is None:
-        raise OSError(f"cannot read {image_path}")
+    image = read_picture(Path(image_path))
     x, y, w, h = box
     span, cx, cy = 2.5 * max(w, h), x + w / 2, y + h / 2
     left, top = max(0, round(cx - span / 2)), max(0, round(cy - span / 2))

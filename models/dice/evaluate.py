@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import cv2
 import numpy as np
 
 from models.dice.data import (
@@ -38,6 +37,7 @@ from models.dice.data import (
     drop_near_duplicates,
     game_frames,
     heaps,
+    read_picture,
     rune55,
     rune55_source,
     synthetic,
@@ -159,9 +159,7 @@ def read_photographs(reader: PhotoReader,
     """Each photograph read and matched to its labels, in order: what `score` counts and
     `error_sheets` shows."""
     for item in items:
-        image = cv2.imread(str(item.path))
-        if image is None:
-            raise OSError(f"cannot read {item.path}")
+        image = read_picture(item.path)
         started = time.perf_counter()
         found = reader.read(image)
         seconds = time.perf_counter() - started
@@ -242,9 +240,7 @@ def read_rendered(reader: DiceReader, item: LabelledImage, calibrated: bool = Fa
     a frame at rest (`read_still_tray`; calibrated). `calibrated`: with the view its
     calibration gives, a die called cocked where nothing could hold it on an edge then read
     flat (`DiceZones.flat_where_unpropped`)."""
-    image = cv2.imread(str(item.path))
-    if image is None:
-        raise OSError(f"cannot read {item.path}")
+    image = read_picture(item.path)
     if still_tray and item.zones is not None:
         return read_still_tray(reader, image, item.zones)
     if not (calibrated or still_tray):

@@ -395,8 +395,7 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
     where given, is told before each frame is read which of the clip's frames it shows (-1:
     the empty tray) and where the camera's crop of it begins (x, y pixels). `light`, where
     given, changes each frame as it would the camera's picture at its time."""
-    import cv2
-
+    from models.dice.data import read_picture
     from vision.dice.zones import TrayCalibration
     from vision.tray import TrayCamera
 
@@ -407,12 +406,6 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
     if not paths:
         raise OSError(f"no frames in {directory / 'frames'}")
 
-    def read(path: Path) -> np.ndarray:
-        image = cv2.imread(str(path))
-        if image is None:
-            raise OSError(f"cannot read {path}")
-        return image
-
     def seen_at(index: int, image: np.ndarray) -> np.ndarray:
         return image if light is None else light.lit(image, index / fps)
 
@@ -421,7 +414,7 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
     empty = directory / "empty.jpg"
     if empty.is_file():
         # The tray as the camera saw it before the throw, still for half a second.
-        tray = read(empty)
+        tray = read_picture(empty)
         for index in range(-round(EMPTY_FRAMES * fps / FPS), 0):
             if on_frame is not None:
                 on_frame(-1, origin)
@@ -431,7 +424,7 @@ def run_clip(directory: Path, reader: DiceReading, use_view: bool, fps: float = 
     for index in range(round((len(paths) + HOLD_FRAMES) * fps / FPS)):
         wanted = min(round(index * FPS / fps), len(paths) - 1)
         if wanted != shown:
-            shown, image = wanted, read(paths[wanted])
+            shown, image = wanted, read_picture(paths[wanted])
         assert image is not None
         if on_frame is not None:
             on_frame(wanted, origin)

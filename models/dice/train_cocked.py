@@ -30,12 +30,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.dice.data import LabelledImage, synthetic, too_small
+from models.dice.data import LabelledImage, read_grey, read_picture, synthetic, too_small
 from models.dice.mine_negatives import points_in_boxes
 from models.dice.nets import DieClassifier
 from models.dice.training import map_jobs, save, start_from
@@ -91,9 +90,7 @@ def detector_boxes(directory: Path, items: list[LabelledImage]) -> list[np.ndarr
     if missing:
         reader = DiceReader(threads=1)
         for item in missing:
-            image = cv2.imread(str(item.path))
-            if image is None:
-                raise OSError(f"cannot read {item.path}")
+            image = read_picture(item.path)
             found[item.path.name] = reader.candidates(image)[0].tolist()
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(found))
@@ -132,9 +129,9 @@ def image_patches(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Pat
     and how near the box's inside it lies, box_nearness) and each die's label (its top face
     1-6, 0 when cocked)."""
     item, variants, seed, found = job
-    grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
-    if grey is None or item.view is None:
-        raise OSError(f"cannot read {item.path} or its view")
+    grey = read_grey(item.path)
+    if item.view is None:
+        raise ValueError(f"{item.path} has no camera view")
     rng = np.random.default_rng(seed)
     homography, nadir = item.view.straight_down, item.view.nadir
     focal = float(item.view.intrinsics[0, 0])

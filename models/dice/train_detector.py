@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 import torch
 
-from models.dice.data import SHARED_DICE, LabelledImage
+from models.dice.data import SHARED_DICE, LabelledImage, read_picture
 from models.dice.detector_targets import STRIDE, augment, targets
 from models.dice.nets import DiceDetector
 from models.dice.phase_split import split
@@ -41,9 +41,7 @@ def load(items: list[LabelledImage], longest: int) -> list[tuple[np.ndarray, np.
     """Images shrunk so the longer side is at most `longest`, with their boxes."""
     loaded = []
     for item in items:
-        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {item.path}")
+        image = read_picture(item.path)
         scale = min(1.0, longest / max(image.shape[:2]))
         if scale < 1.0:
             image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

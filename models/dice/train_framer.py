@@ -19,12 +19,11 @@ import json
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from models.dice.data import LabelledImage, too_small
+from models.dice.data import LabelledImage, read_grey, too_small
 from models.dice.nets import DieFramer
 from models.dice.train_cocked import (
     lit_blurred_noised,
@@ -53,9 +52,9 @@ def image_crops(job: tuple[LabelledImage, int, int, np.ndarray | None]) -> Crops
     """One scene's crops (n, FRAMER_SIZE, FRAMER_SIZE) uint8 around the boxes framing each
     readable die, their answers (n, 4), and which of them are the detector's own boxes."""
     item, variants, seed, found = job
-    grey = cv2.imread(str(item.path), cv2.IMREAD_GRAYSCALE)
-    if grey is None or found is None:
-        raise OSError(f"cannot read {item.path} or the detector's boxes in it")
+    grey = read_grey(item.path)
+    if found is None:
+        raise ValueError(f"no detector boxes for {item.path}")
     rng = np.random.default_rng(seed)
     crops, answers, detected = [], [], []
     for die, match in zip(item.boxes, matched_boxes(item.boxes, found), strict=True):
