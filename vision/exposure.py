@@ -8,9 +8,16 @@ still, the tray seen empty) takes such a change of a few percent for motion: on 
 10 Hz flicker of 4% the tray's counts were cancelled and started again frame after frame.
 The light changes the whole view alike, by a factor, where a die moving changes a die's
 place: the factor is the median over the view of how much brighter each patch is than in the
-first frame, and the frame divided by it looks as the first did. One factor a frame: a
-rolling shutter, reading its rows one after another, sees the flicker in bands, which this
-does not take out (models/dice/experiments.md: the camera's anti-flicker setting does).
+first frame, and the frame divided by it looks as the first did.
+
+A rolling shutter reads its rows one after another, so it sees the flicker in bands that
+move down the frame: the light is then a wave over the rows, of one period (the mains' over
+the time a row takes to read) for as long as the camera runs. Each frame's rows are measured
+(the median of each patch row's ratios), the period is found once from the frames that show
+bands, and each frame is levelled by the wave of that period fitted to its rows: a fit over
+the whole height carries the light across rows too dark to measure, a dark tray's or the
+box's inside (models/dice/experiments.md). The camera's anti-flicker setting, where it has
+one, takes the bands out before they are made.
 """
 
 from __future__ import annotations
@@ -32,6 +39,14 @@ STEADY = 0.005
 # every change a third of itself, and a bright one's the sensor's noise three times over.
 FAR = 1.3
 FAR_FRAMES = 30
+# Bands: a patch row tells its light from this many patches; the periods looked for, in
+# patch rows (a 30 ms readout of 480 rows puts a 100 Hz flicker's period at 20); a wave
+# this high either way, in this many frames of one period, shows the camera's bands.
+ROW_PATCHES = 3
+PERIODS = np.geomspace(3.0, 120.0, 72)
+BANDS = 0.006
+BAND_FRAMES = 8
+HARMONICS = 2  # a lamp's light is no pure sine: the period's half is fitted too
 
 
 @dataclass
@@ -43,14 +58,24 @@ class Exposure:
     _first: np.ndarray | None = field(default=None, init=False)  # its patches' means
     _cells: np.ndarray = field(init=False)  # the patches wholly in the mask
     _far: int = field(default=0, init=False)  # frames in a row whose factor lay past FAR
+    _period: float | None = field(default=None, init=False)  # the bands', in patch rows
+    _votes: np.ndarray = field(default_factory=lambda: np.zeros(len(PERIODS)), init=False)
+    _banded: int = field(default=0, init=False)  # frames that showed bands
 
     def __post_init__(self) -> None:
         self._cells = _patches(self.mask.astype(np.float32)) > 0.999
 
-    def factor(self, grey: np.ndarray) -> float:
+    @property
+    def band_rows(self) -> float | None:
+        """How many of the view's rows apart the bands of a flickering light lie, once a
+        rolling shutter has shown them; None until then."""
+        return None if self._period is None else self._period * CELL
+
+    def factor(self, grey: np.ndarray) -> float | np.ndarray:
         """How much brighter the view `grey` is than the first one given (or the one
         followed from since another light held FAR_FRAMES): 1 for that one, and for a view
-        of another size than the mask's (no view of this scene)."""
+        of another size than the mask's (no view of this scene); one factor for each of its
+        rows (an array) when the camera's rolling shutter shows the light in bands."""
         patches = _patches(grey)
         if patches.shape != self._cells.shape:
             return 1.0
@@ -60,12 +85,105 @@ class Exposure:
         usable = self._cells & (self._first >= DARKEST)
         if not usable.any():
             return 1.0
-        factor = float(np.median(patches[usable] / self._first[usable]))
+        ratios = np.where(usable, patches / np.maximum(self._first, 1.0), np.inf)
+        factor = float(np.median(ratios[usable]))
         self._far = self._far + 1 if not 1 / FAR < factor < FAR else 0
         if self._far >= FAR_FRAMES:
             self._first, self._far = patches, 0
             return 1.0
+        rows = self._banded_rows(ratios, usable, factor, grey.shape[0])
+        if rows is not None:
+            return rows
         return 1.0 if abs(factor - 1.0) < STEADY else factor
+
+    def _banded_rows(self, ratios: np.ndarray, usable: np.ndarray, factor: float,
+                     height: int) -> np.ndarray | None:
+        """The light of each of the view's `height` rows when it lies in bands, else None."""
+        counts = usable.sum(axis=1)
+        measured = counts >= ROW_PATCHES
+        if measured.sum() < 2 * HARMONICS + 3:
+            return None
+        # Each row's median: its usable ratios sort before the others (inf).
+        ordered = np.sort(ratios[measured], axis=1)
+        count, index = counts[measured], np.arange(int(measured.sum()))
+        row_light = (ordered[index, (count - 1) // 2] + ordered[index, count // 2]) / 2
+        place = (np.flatnonzero(measured) + 0.5).astype(np.float64)
+        weight = counts[measured].astype(np.float64)
+        if self._period is None:
+            self._look_for_bands(place, row_light, weight, factor)
+            return None
+        wave = _fit_wave(place, row_light, weight, self._period)
+        light = _wave_at(wave, (np.arange(height) + 0.5) / CELL, self._period)
+        if np.abs(light - factor).max() < BANDS:
+            return None
+        return light if np.abs(light - 1.0).max() >= STEADY else None
+
+    def _look_for_bands(self, place: np.ndarray, row_light: np.ndarray, weight: np.ndarray,
+                        factor: float) -> None:
+        """Count a frame whose rows differ by a wave towards the period that fits them best;
+        the period is the camera's once BAND_FRAMES frames have shown it."""
+        spread = float(np.sqrt(np.average((row_light - factor) ** 2, weights=weight)))
+        if spread < BANDS / 2:
+            return
+        explained = _explained(place, row_light, weight)
+        if explained.max() < 0.5:
+            return
+        self._votes += explained
+        self._banded += 1
+        if self._banded >= BAND_FRAMES:
+            self._period = _peak(self._votes)
+
+
+def _basis(place: np.ndarray, period: float, harmonics: int) -> np.ndarray:
+    angle = 2 * np.pi * place[:, None] / period * np.arange(1, harmonics + 1)[None, :]
+    return np.column_stack([np.ones_like(place), np.sin(angle), np.cos(angle)])
+
+
+def _fit_wave(place: np.ndarray, light: np.ndarray, weight: np.ndarray,
+              period: float) -> np.ndarray:
+    """The wave of `period` (and its harmonics) through the rows' light, by weighted least
+    squares reweighted twice so that rows a hand or a die covers count less."""
+    basis = _basis(place, period, HARMONICS)
+    w = weight.copy()
+    for _ in range(3):
+        weighted = basis * w[:, None]
+        wave = np.linalg.solve(weighted.T @ basis + 1e-9 * np.eye(basis.shape[1]),
+                               weighted.T @ light)
+        residual = np.abs(light - basis @ wave)
+        scale = max(float(np.median(residual)) * 1.5, 1e-3)
+        w = weight / np.maximum(1.0, residual / (2 * scale))
+    return np.asarray(wave)
+
+
+def _wave_at(wave: np.ndarray, place: np.ndarray, period: float) -> np.ndarray:
+    return np.asarray(_basis(place, period, HARMONICS) @ wave)
+
+
+def _explained(place: np.ndarray, light: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """The share of the rows' weighted variance one sine of each of PERIODS explains."""
+    angle = 2 * np.pi * place[None, :] / PERIODS[:, None]
+    basis = np.stack([np.ones_like(angle), np.sin(angle), np.cos(angle)], axis=2)
+    weighted = basis * weight[None, :, None]
+    normal = np.einsum("krp,krq->kpq", weighted, basis)
+    wave = np.linalg.solve(normal + 1e-9 * np.eye(3),
+                           np.einsum("krp,r->kp", weighted, light)[:, :, None])[:, :, 0]
+    mean = np.average(light, weights=weight)
+    total = float(np.sum(weight * (light - mean) ** 2))
+    left = np.sum(weight * (light - np.einsum("krp,kp->kr", basis, wave)) ** 2, axis=1)
+    return np.asarray(1.0 - left / total) if total > 0 else np.zeros(len(PERIODS))
+
+
+def _peak(votes: np.ndarray) -> float:
+    """The period where the votes peak, between PERIODS' steps (a parabola through the best
+    and its neighbours, over the periods' logarithms)."""
+    best = int(np.argmax(votes))
+    if best in (0, len(votes) - 1):
+        return float(PERIODS[best])
+    low, middle, high = votes[best - 1:best + 2]
+    bend = low - 2 * middle + high
+    shift = 0.5 * (low - high) / bend if bend < 0 else 0.0
+    step = np.log(PERIODS[1] / PERIODS[0])
+    return float(PERIODS[best] * np.exp(np.clip(shift, -0.5, 0.5) * step))
 
 
 def _patches(image: np.ndarray) -> np.ndarray:
@@ -76,8 +194,13 @@ def _patches(image: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.resize(whole, (columns, rows), interpolation=cv2.INTER_AREA))
 
 
-def levelled(image: np.ndarray, factor: float) -> np.ndarray:
-    """`image` (uint8, any channels) as it would look with the light `factor` times dimmer."""
+def levelled(image: np.ndarray, factor: float | np.ndarray) -> np.ndarray:
+    """`image` (uint8, any channels) as it would look with the light `factor` times dimmer
+    (one factor, or one for each of its rows)."""
+    if isinstance(factor, np.ndarray):
+        shape = (-1,) + (1,) * (image.ndim - 1)
+        scale = (1.0 / factor).astype(np.float32).reshape(shape)
+        return np.asarray(np.clip(image * scale + 0.5, 0, 255), np.uint8)
     if factor == 1.0:
         return image
     return np.asarray(cv2.convertScaleAbs(image, alpha=1.0 / factor))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from synth.light import Light
 from vision.exposure import Exposure, levelled
 
 
@@ -80,3 +81,33 @@ def test_a_flicker_never_moves_the_view_followed_from() -> None:
         gain = 1.2 + 0.08 * np.sin(2 * np.pi * index / 3)
         lit = np.clip(first * gain, 0, 255).astype(np.uint8)
         assert abs(exposure.factor(lit) - gain) < 0.015
+
+
+def test_a_rolling_shutters_bands_are_levelled_row_by_row_across_a_dark_box() -> None:
+    # A 30 ms readout over 480 rows puts the 100 Hz flicker's bands 160 rows apart; the
+    # bottom rows, the box's dark inside, tell no light of their own.
+    rng = np.random.default_rng(3)
+    view = np.clip(90 + 20 * np.sin(np.arange(640) / 9)[None, :] + rng.normal(0, 3, (480, 640)),
+                   0, 255)
+    view[300:] = 10
+    light = Light(flicker=0.06, phase=1.0, readout=0.03)
+    exposure = Exposure(np.ones((480, 640), bool))
+    first = light.lit(view.astype(np.uint8), 0.0)
+    exposure.factor(first)
+    for index in range(1, 30):
+        frame = light.lit(view.astype(np.uint8), index / 30)
+        rows = exposure.factor(frame)
+    assert isinstance(rows, np.ndarray) and rows.shape == (480,)
+    truth = light.gains(29 / 30, 480) / light.gains(0.0, 480)
+    assert np.abs(rows - truth).max() < 0.01  # the dark rows too, carried by the wave
+    assert np.abs(levelled(frame, rows)[:300].astype(int) - first[:300]).mean() < 1.0
+
+
+def test_a_steady_or_flickering_light_shows_no_bands() -> None:
+    exposure = Exposure(np.ones((120, 160), bool))
+    first = felt()
+    exposure.factor(first)
+    for index in range(60):
+        gain = 1 + 0.08 * np.sin(2 * np.pi * index / 3)
+        factor = exposure.factor(np.clip(felt(index) * gain, 0, 255).astype(np.uint8))
+        assert not isinstance(factor, np.ndarray)
