@@ -40,12 +40,23 @@ STEADY = 0.005
 FAR = 1.3
 FAR_FRAMES = 30
 # Bands: a patch row tells its light from this many patches; the periods looked for, in
-# patch rows (a 30 ms readout of 480 rows puts a 100 Hz flicker's period at 20); a wave
-# this high either way, in this many frames of one period, shows the camera's bands.
+# patch rows (a 30 ms readout of 480 rows puts a 100 Hz flicker's period at 20). Frames
+# whose rows differ from their factor by SPREAD (root mean square) and follow a wave of one
+# period (a sine explaining EXPLAINED of that) show the camera's bands; BAND_FRAMES of them
+# tell their period. A flicker of 4% spreads the rows by about 0.05; a steady or wholly
+# flickering light by under 0.005, dark patches' rounding, which can look like a long wave.
+# Bands move down the frame, where a difference that hangs on how bright a patch is (the
+# box's dark inside brightening less than the floor) only grows and shrinks: a frame counts
+# towards a period only where its wave's phase moved by MOVED (the sine of the change) since
+# the frame looked at before it. A frame's wave within BANDS of its factor is left to the
+# factor.
 ROW_PATCHES = 3
 PERIODS = np.geomspace(3.0, 120.0, 72)
-BANDS = 0.006
+SPREAD = 0.015
+EXPLAINED = 0.8
+MOVED = 0.35
 BAND_FRAMES = 8
+BANDS = 0.006
 HARMONICS = 2  # a lamp's light is no pure sine: the period's half is fitted too
 
 
@@ -61,15 +72,10 @@ class Exposure:
     _period: float | None = field(default=None, init=False)  # the bands', in patch rows
     _votes: np.ndarray = field(default_factory=lambda: np.zeros(len(PERIODS)), init=False)
     _banded: int = field(default=0, init=False)  # frames that showed bands
+    _waves: np.ndarray | None = field(default=None, init=False)  # the last look's, a period each
 
     def __post_init__(self) -> None:
         self._cells = _patches(self.mask.astype(np.float32)) > 0.999
-
-    @property
-    def band_rows(self) -> float | None:
-        """How many of the view's rows apart the bands of a flickering light lie, once a
-        rolling shutter has shown them; None until then."""
-        return None if self._period is None else self._period * CELL
 
     def factor(self, grey: np.ndarray) -> float | np.ndarray:
         """How much brighter the view `grey` is than the first one given (or the one
@@ -120,15 +126,24 @@ class Exposure:
 
     def _look_for_bands(self, place: np.ndarray, row_light: np.ndarray, weight: np.ndarray,
                         factor: float) -> None:
-        """Count a frame whose rows differ by a wave towards the period that fits them best;
-        the period is the camera's once BAND_FRAMES frames have shown it."""
+        """Count a frame whose rows differ by a wave (SPREAD, EXPLAINED) towards the periods
+        that fit it; the period is the camera's once BAND_FRAMES frames have shown it."""
         spread = float(np.sqrt(np.average((row_light - factor) ** 2, weights=weight)))
-        if spread < BANDS / 2:
+        if spread < SPREAD:
             return
-        explained = _explained(place, row_light, weight)
-        if explained.max() < 0.5:
+        explained, waves = _explained(place, row_light, weight)
+        if explained.max() < EXPLAINED:
             return
-        self._votes += explained
+        previous, self._waves = self._waves, waves
+        if previous is None:
+            return
+        cross = previous[:, 0] * waves[:, 1] - previous[:, 1] * waves[:, 0]
+        turned = np.abs(cross) / np.maximum(
+            np.linalg.norm(previous, axis=1) * np.linalg.norm(waves, axis=1), 1e-12)
+        moving = np.where(turned >= MOVED, explained, 0.0)
+        if moving.max() < EXPLAINED:
+            return
+        self._votes += moving
         self._banded += 1
         if self._banded >= BAND_FRAMES:
             self._period = _peak(self._votes)
@@ -159,8 +174,10 @@ def _wave_at(wave: np.ndarray, place: np.ndarray, period: float) -> np.ndarray:
     return np.asarray(_basis(place, period, HARMONICS) @ wave)
 
 
-def _explained(place: np.ndarray, light: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """The share of the rows' weighted variance one sine of each of PERIODS explains."""
+def _explained(place: np.ndarray, light: np.ndarray,
+               weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The share of the rows' weighted variance one sine of each of PERIODS explains, and
+    that sine (its sine and cosine parts, one row a period)."""
     angle = 2 * np.pi * place[None, :] / PERIODS[:, None]
     basis = np.stack([np.ones_like(angle), np.sin(angle), np.cos(angle)], axis=2)
     weighted = basis * weight[None, :, None]
@@ -170,7 +187,8 @@ def _explained(place: np.ndarray, light: np.ndarray, weight: np.ndarray) -> np.n
     mean = np.average(light, weights=weight)
     total = float(np.sum(weight * (light - mean) ** 2))
     left = np.sum(weight * (light - np.einsum("krp,kp->kr", basis, wave)) ** 2, axis=1)
-    return np.asarray(1.0 - left / total) if total > 0 else np.zeros(len(PERIODS))
+    share = 1.0 - left / total if total > 0 else np.zeros(len(PERIODS))
+    return np.asarray(share), np.asarray(wave[:, 1:])
 
 
 def _peak(votes: np.ndarray) -> float:
