@@ -32,6 +32,7 @@ class LiveState:
     score: dict[Side, int] | None = None
     over: bool = False
     camera_moved: str | None = None  # why, while the table's camera is off its calibration
+    camera_flicker: str | None = None  # the camera's light flickers in bands: set it up
     last_seq: int = -1
 
     def __post_init__(self) -> None:
@@ -67,6 +68,10 @@ class LiveState:
             self.camera_moved = str(record.get("detail"))
         elif kind in ("camera_back", "table_start"):  # put back, or calibrated and started again
             self.camera_moved = None
+        if kind == "camera_flicker":
+            self.camera_flicker = str(record.get("detail"))
+        elif kind == "table_start":  # the camera may have been set up meanwhile
+            self.camera_flicker = None
         if kind == "illegal_move":
             self.flagged_board = Position.from_json(record["position"])
         if kind in FLAG_EVENTS:

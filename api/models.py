@@ -153,6 +153,11 @@ class LiveOut(BaseModel):
         None, description="why the table's camera is taken to have moved since its "
         "calibration, while it is: nothing in its view is read until it is back or the table "
         "is calibrated and started again")
+    camera_flicker: str | None = Field(
+        None, description="set once the table's camera has shown the hall's light flickering "
+        "in bands (a rolling shutter): its frames are levelled, but its power-line "
+        "(anti-flicker) frequency should be set to the mains; cleared when the table starts "
+        "again")
     last_seq: int
 
 

@@ -36,6 +36,7 @@ _TEMPLATES = {
     "camera_moved": "the camera moved since its calibration: {detail} until it is back or "
                     "calibrated again",
     "camera_back": "the camera is back where it was calibrated",
+    "camera_flicker": "{detail}",
 }
 _REASONS = {"cocked": "a cocked die", "in_box": "a die stopped in the box"}
 

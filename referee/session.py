@@ -53,6 +53,7 @@ class TableSession:
             tray.on_frame = self.tray_evidence.add
         self.flags = 0
         self.camera_moved: str | None = None  # why, while the camera has moved
+        self.flicker_told = False  # the operator told of the light's bands, once
 
     def feed(self, item: Frame | SourceEvent) -> list[dict[str, Any]]:
         """The events `item` completed. ValueError for a frame the camera's calibration
@@ -68,6 +69,10 @@ class TableSession:
                                        {"detail": seen.camera_moved})
                           if seen.camera_moved is not None else
                           RefereeEvent("camera_back", item.index, item.time))
+        if seen.flicker is not None and not self.flicker_told:
+            self.flicker_told = True
+            events.append(RefereeEvent("camera_flicker", item.index, item.time,
+                                       {"detail": seen.flicker}))
         self.evidence.add(item.time, item.image if seen.preview is None else seen.preview)
         out = []
         for event in events:

@@ -77,6 +77,12 @@ class Exposure:
     def __post_init__(self) -> None:
         self._cells = _patches(self.mask.astype(np.float32)) > 0.999
 
+    @property
+    def band_rows(self) -> float | None:
+        """How many of the view's rows apart the bands of a flickering light lie, once a
+        rolling shutter has shown them; None until then."""
+        return None if self._period is None else self._period * CELL
+
     def factor(self, grey: np.ndarray) -> float | np.ndarray:
         """How much brighter the view `grey` is than the first one given (or the one
         followed from since another light held FAR_FRAMES): 1 for that one, and for a view

@@ -79,7 +79,9 @@ class Observation:
     `camera_moved`: why the camera is taken to have moved since its calibration, while it
     is (nothing in its view is read meanwhile); `dice_unwatched`: the tray in this camera's
     view was not watched in this frame, its view being off (dice thrown meanwhile show
-    only at rest once it is back)."""
+    only at rest once it is back); `flicker`: what the operator should know once the camera
+    has shown the hall's light flickering in bands (its frames are levelled, but its
+    anti-flicker setting takes the bands out before they are made)."""
 
     frame: int
     time: float
@@ -93,6 +95,7 @@ class Observation:
     board_reading: BoardReading | None = None
     camera_moved: str | None = None
     dice_unwatched: bool = False
+    flicker: str | None = None
 
 
 def belief_from_reading(reading: BoardReading, layout: Layout,
@@ -228,14 +231,16 @@ class TableObserver:
         unwatched = self.tray is not None and (moved or self.tray.moved is not None)
         if not (settled and (stale or moved) and self.camera.check(image, time)):
             return Observation(frame, time, dice_events, dice, board_moving, stale, clock,
-                               preview, camera_moved=self._moved(), dice_unwatched=unwatched)
+                               preview, camera_moved=self._moved(), dice_unwatched=unwatched,
+                               flicker=self._flicker())
         self._board_read = grey
         reading = self.board_reader.read(image, self.setup.board.corners,
                                          self.setup.board.bar_width)
         belief = belief_from_reading(reading, self.layout, self.white_colour)
         # A reading with a hand in it is no view of the board: it stays stale.
         return Observation(frame, time, dice_events, dice, False, bool(reading.occluded),
-                           clock, preview, belief, reading, self._moved(), unwatched)
+                           clock, preview, belief, reading, self._moved(), unwatched,
+                           self._flicker())
 
     def _moved(self) -> str | None:
         """Why the camera, or its view of the tray, is off its calibration, while it is."""
@@ -245,6 +250,20 @@ class TableObserver:
         if self.tray is not None and self.tray.moved is not None:
             return f"{self.tray.moved}: the dice are not read"
         return None
+
+
+    def _flicker(self) -> str | None:
+        """The notice for the operator once the board's or the tray's frames have shown the
+        light flickering in bands."""
+        rows = self._exposure.band_rows
+        rows = rows / SCALE if rows is not None else None
+        if rows is None and self.tray is not None:
+            rows = self.tray.band_rows
+        if rows is None:
+            return None
+        return (f"the camera sees the hall's light flicker in bands {rows:.0f} rows apart (a "
+                "rolling shutter): its frames are levelled, but set its power-line "
+                "(anti-flicker) frequency to the mains")
 
 
 def _mask(shape: tuple[int, int], polygon: np.ndarray) -> np.ndarray:

@@ -133,6 +133,12 @@ class TrayCamera:
         return list(self._dice)
 
     @property
+    def band_rows(self) -> float | None:
+        """How many rows apart the bands of a flickering light lie on this camera's frames,
+        once its rolling shutter has shown them (vision/exposure.py)."""
+        return self._exposure.band_rows
+
+    @property
     def moved(self) -> str | None:
         """Why the tray's view is taken to have moved since refereeing began, while it is:
         its dice are not read meanwhile."""

@@ -126,6 +126,7 @@ def live_out(row: TableRow, live: LiveState) -> LiveOut:
         "score": {side.value: points for side, points in live.score.items()}
         if live.score else None,
         "camera_moved": live.camera_moved,
+        "camera_flicker": live.camera_flicker,
         "last_seq": live.last_seq})
 
 

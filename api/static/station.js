@@ -4,8 +4,9 @@
 
 const FLAGS = ["illegal_move", "premature_throw", "wrong_start", "throw_void"];
 // Alerts with nothing to decide: a camera knocked off its calibration, a camera stalled or
-// lost. The judges act on the table (calibrate it again, check the camera).
-const NOTICES = ["camera_moved", "source"];
+// lost, a camera seeing the hall's light flicker. The judges act on the table (calibrate it
+// again, check the camera, set its anti-flicker).
+const NOTICES = ["camera_moved", "source", "camera_flicker"];
 // Under it a roll is read with doubt: the tracker's MIN_ROLL_CONFIDENCE, put in the page by the server.
 const ROLL_DOUBT_BELOW = Number(document.querySelector('meta[name="roll-doubt-below"]').content);
 // What a roll with a die at the box's exit says, as the review's timeline says it: put in the page by the server.
@@ -26,6 +27,7 @@ function describe(record) {
   if (record.event === "table_stop") return `table ${record.state}${record.detail ? `: ${record.detail}` : ""}`;
   if (record.event === "camera_moved") return `camera moved since its calibration: ${record.detail} until it is back or calibrated again`;
   if (record.event === "camera_back") return "camera back where it was calibrated";
+  if (record.event === "camera_flicker") return record.detail;
   if (record.event === "source") return `camera ${record.kind}${record.detail ? `: ${record.detail}` : ""}`;
   const who = record.player ? `${record.player} ` : "";
   const dice = record.dice ? ` ${record.dice.join("-")}` : "";
@@ -82,6 +84,7 @@ function render(state, svg) {
     el("div", { class: "facts" }, ...facts.map((f) => el("span", {}, f))),
     row.error ? el("div", { class: "error" }, row.error) : "",
     state.camera_moved ? el("div", { class: "error" }, `camera moved since its calibration: ${state.camera_moved}; calibrate the table again`) : "",
+    state.camera_flicker ? el("div", { class: "error" }, state.camera_flicker) : "",
     el("div", {},
       el("button", { onclick: () => act(row.id, "start") }, "Start"),
       el("button", { onclick: () => act(row.id, "stop") }, "Stop"),

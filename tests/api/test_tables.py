@@ -20,6 +20,7 @@ import pytest
 
 from api.store import Store
 from synth.game.score import score
+from synth.light import Light, relight_video
 from tests.api.conftest import Game, Service
 from tests.knocked import knock_camera
 from tests.referee.test_review import split_cameras
@@ -237,3 +238,23 @@ def test_a_knocked_camera_is_shown_until_the_table_is_calibrated_again(
     assert service.wait_state(table["id"], ("finished", "error"))["state"] == "finished"
     state = service.client.get(f"/api/tables/{table['id']}/state", headers=service.viewer).json()
     assert state["camera_moved"] is None
+
+
+def test_a_camera_seeing_the_light_flicker_in_bands_is_told_to_the_station(
+        service: Service, game: Game, tmp_path: Path) -> None:
+    # A rolling shutter under mains light beating against it: the game is read as under a
+    # steady light, and the station is told once to set the camera's anti-flicker.
+    video = tmp_path / "banded.mp4"
+    video.write_bytes(game.video.read_bytes())
+    relight_video(video, Light(flicker=0.08, phase=1.0, readout=0.03))
+    table = service.register(game, source=str(video))
+    service.client.post(f"/api/tables/{table['id']}/start", headers=service.judge)
+    assert service.wait_state(table["id"], ("finished", "error"))["state"] == "finished"
+    state = service.client.get(f"/api/tables/{table['id']}/state", headers=service.viewer).json()
+    assert state["camera_flicker"] and "anti-flicker" in state["camera_flicker"]
+    seen = [e["event"] for e in service.client.get(
+        f"/api/tables/{table['id']}/events?limit=1000", headers=service.viewer).json()]
+    assert [e["event"] for e in seen].count("camera_flicker") == 1
+    truth = [json.loads(line) for line in (game.video.parent / "events.jsonl").open()]
+    result = score(truth, seen)
+    assert result.turns_right == result.turns > 0, (result.missed, result.false_flags)

@@ -268,16 +268,22 @@ def test_a_knocked_tray_camera_stops_the_dice_not_the_board(game: Path, tmp_path
     assert any(e["event"] == "clock_press" and e["frame"] > said[0]["frame"] for e in seen)
 
 
+@pytest.mark.parametrize("readout", [0.0, 0.03])
 def test_a_game_under_a_flickering_light_is_reviewed_as_under_a_steady_one(
-        game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Mains light beating by 8% at 10 Hz against the camera: the board and the dice tray
-    # are compared frame to frame levelled to the first frame's light, so the flicker moves
-    # nothing, and every turn is read as it is under a steady light.
+        game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], readout: float) -> None:
+    # Mains light beating by 8% at 10 Hz against the camera, all at once or in a rolling
+    # shutter's moving bands: the board and the dice tray are compared frame to frame
+    # levelled to the first frame's light, so the flicker moves nothing, and every turn is
+    # read as it is under a steady light. The bands are told to the operator, once.
     video = tmp_path / "game.mp4"
     shutil.copy(game / "game.mp4", video)
     shutil.copy(game / "calibration.json", tmp_path / "calibration.json")
-    relight_video(video, Light(flicker=0.08))
+    relight_video(video, Light(flicker=0.08, phase=1.0, readout=readout))
     assert main(["review", str(video), "--out", str(tmp_path / "review"), "--quiet"]) == 0
     capsys.readouterr()
-    result = score(read_log(game / "events.jsonl"), read_log(tmp_path / "review" / "events.jsonl"))
+    seen = read_log(tmp_path / "review" / "events.jsonl")
+    result = score(read_log(game / "events.jsonl"), seen)
     assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)
+    told = [e["detail"] for e in seen if e["event"] == "camera_flicker"]
+    assert len(told) == (1 if readout else 0), told
+    assert not told or "anti-flicker" in told[0]
