@@ -155,6 +155,13 @@ class Exposure:
             self._period = _peak(self._votes)
 
 
+def bands_notice(camera: str, rows: float) -> str:
+    """What the operator is told once `camera` has shown bands `rows` rows apart."""
+    return (f"the {camera} sees the hall's light flicker in bands {rows:.0f} rows apart (a "
+            "rolling shutter): its frames are levelled, but set its power-line "
+            "(anti-flicker) frequency to the mains")
+
+
 def _basis(place: np.ndarray, period: float, harmonics: int) -> np.ndarray:
     angle = 2 * np.pi * place[:, None] / period * np.arange(1, harmonics + 1)[None, :]
     return np.column_stack([np.ones_like(place), np.sin(angle), np.cos(angle)])

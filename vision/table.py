@@ -31,7 +31,7 @@ from vision.clock import ClockReader
 from vision.dice.reader import DiceReader, DieReading
 from vision.dice.stream import DiceEvent
 from vision.dice.zones import DiceZones
-from vision.exposure import Exposure, levelled
+from vision.exposure import Exposure, bands_notice, levelled
 from vision.tray import TrayCamera
 
 SCALE = 0.25  # the board's and the clock's motion is measured on a quarter-size copy
@@ -259,11 +259,7 @@ class TableObserver:
         rows = rows / SCALE if rows is not None else None
         if rows is None and self.tray is not None:
             rows = self.tray.band_rows
-        if rows is None:
-            return None
-        return (f"the camera sees the hall's light flicker in bands {rows:.0f} rows apart (a "
-                "rolling shutter): its frames are levelled, but set its power-line "
-                "(anti-flicker) frequency to the mains")
+        return None if rows is None else bands_notice("camera", rows)
 
 
 def _mask(shape: tuple[int, int], polygon: np.ndarray) -> np.ndarray:

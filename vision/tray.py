@@ -42,7 +42,7 @@ from vision.dice.rest import (
 )
 from vision.dice.stream import DiceEvent, DiceWatcher, Kind
 from vision.dice.zones import DiceZones, TrayCalibration
-from vision.exposure import Exposure, levelled
+from vision.exposure import Exposure, bands_notice, levelled
 from vision.sources import Frame, SourceEvent, VideoSource
 
 MOVING_READ_EVERY = 3  # frames between dice readings while the tray moves
@@ -375,7 +375,8 @@ class TrayVideo:
     (`catch_up`); a live camera is read in a thread of its own as its frames come (`start`),
     timed on the board camera's clock (both sources share one `epoch`). A tray camera that
     fails or ends stops the dice, not the board: `problem` says why, as it says when the
-    tray's view moved (the dice are not read until it is back).
+    tray's view moved (the dice are not read until it is back), and, once, when its light
+    flickers in bands (its frames are levelled; its anti-flicker setting should be set).
     """
 
     def __init__(self, source: VideoSource, calibration: TrayCalibration, board_fps: float,
@@ -391,6 +392,7 @@ class TrayVideo:
         self.problem: str | None = None
         self._reported: str | None = None
         self._moved: str | None = None
+        self._bands_told = False
         self._ahead: Frame | None = None
 
     def new_problem(self) -> str | None:
@@ -448,3 +450,6 @@ class TrayVideo:
             self._moved = moved
             self.problem = (f"{moved}: the dice are not read until it is back or calibrated "
                             "again" if moved else "the tray's view is back where it was")
+        elif self.camera.band_rows is not None and not self._bands_told:
+            self._bands_told = True
+            self.problem = bands_notice("tray camera", self.camera.band_rows)

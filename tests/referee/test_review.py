@@ -181,6 +181,22 @@ def test_a_table_with_a_camera_for_the_tray_is_reviewed_as_one(game: Path,
     assert not any(e["event"] == "roll" for e in log)
 
 
+def test_a_tray_camera_seeing_the_light_flicker_in_bands_is_told_once(game: Path,
+                                                                      tmp_path: Path) -> None:
+    board_calibration, tray_calibration = split_cameras(game, tmp_path)
+    relight_video(tmp_path / "tray.avi", Light(flicker=0.08, phase=1.0, readout=0.03))
+    out = tmp_path / "review"
+    assert main(["review", str(tmp_path / "board.avi"), "--calibration", str(board_calibration),
+                 "--tray-video", str(tmp_path / "tray.avi"), "--tray-calibration",
+                 str(tray_calibration), "--out", str(out), "--quiet"]) == 0
+    log = read_log(out / "events.jsonl")
+    said = [e["detail"] for e in log if e["event"] == "source"]
+    assert len(said) == 1 and said[0].startswith("the tray camera sees"), said
+    assert "anti-flicker" in said[0]
+    result = score(read_log(game / "events.jsonl"), log)
+    assert (result.turns, result.turns_right) == (3, 3), (result.missed, result.false_flags)
+
+
 def test_a_throw_voided_on_the_tray_cameras_reading_is_shown_by_that_camera(
         tmp_path: Path) -> None:
     """The board camera does not see the tray: the still and the clip of a throw voided for a
