@@ -3,13 +3,14 @@ core: the motion test every frame, the dice read only when the tray changed, a s
 searched again while a die is missing, each die's rest dated. `read_dice.py` times its worst
 case, every frame read; this is what a throw costs as it is watched.
 
-    python bench/tray_stream.py [CLIP ...]
+    python bench/tray_stream.py [CLIP ...] [--flicker 0.04 --readout 0.03]
 
 A CLIP is a folder of `nardy-referee synth dice-clip` (frames/*.jpg and calibration.json):
 the model card's figures are over 80 clips X000-X004, X100-X104, X200-X204 and X300-X304
-of four thousands of seeds (which ones, `models/dice/cocked.md`). The frames are decoded
-before the clock starts. Without clips it times drawn throws: two dice slide out of the box's
-mouth and stop, or one does and the other stays in the box.
+of four thousands of seeds (which ones, `models/dice/cocked.md`). The frames are decoded,
+and under `--flicker`, `--ramp` or `--readout` lit as a hall's light would (`synth/light.py`),
+before the clock starts. Without clips it times drawn throws: two dice slide out of the
+box's mouth and stop, or one does and the other stays in the box.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.machine import processor
 from bench.read_dice import draw_die
+from synth.light import add_light_arguments, clip_light
 from vision.cli import read_image
 from vision.dice.reader import DiceReader
 from vision.dice.zones import DiceZones, TrayCalibration
@@ -68,6 +70,7 @@ def clip(folder: Path) -> tuple[DiceZones, tuple[int, int], list[np.ndarray]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("clips", nargs="*", type=Path)
+    add_light_arguments(parser)
     args = parser.parse_args()
     cv2.setNumThreads(1)  # one core: OpenCV's own threads would take a second
     reader = DiceReader(threads=1)
@@ -76,6 +79,10 @@ def main() -> None:
     else:
         zones = DiceZones.from_json(DRAWN_ZONES)
         throws = [(zones, (640, 480), drawn_throw(seed, 2 - seed % 2)) for seed in range(8)]
+    if args.flicker or args.ramp:
+        throws = [(zones, size, [clip_light(seed, args.flicker, args.ramp, args.readout)
+                                 .lit(image, index / 30) for index, image in enumerate(images)])
+                  for seed, (zones, size, images) in enumerate(throws)]
     reader.read(throws[0][2][0])  # warm up the sessions
     spent, worst, frames = 0.0, 0.0, 0
     for zones, size, images in throws:

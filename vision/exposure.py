@@ -73,6 +73,9 @@ class Exposure:
     _votes: np.ndarray = field(default_factory=lambda: np.zeros(len(PERIODS)), init=False)
     _banded: int = field(default=0, init=False)  # frames that showed bands
     _waves: np.ndarray | None = field(default=None, init=False)  # the last look's, a period each
+    # The wave's terms at the patch rows' and the view's rows, once the period is found.
+    _row_terms: np.ndarray | None = field(default=None, init=False)
+    _view_terms: np.ndarray | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._cells = _patches(self.mask.astype(np.float32)) > 0.999
@@ -124,8 +127,12 @@ class Exposure:
         if self._period is None:
             self._look_for_bands(place, row_light, weight, factor)
             return None
-        wave = _fit_wave(place, row_light, weight, self._period)
-        light = _wave_at(wave, (np.arange(height) + 0.5) / CELL, self._period)
+        if self._row_terms is None or self._view_terms is None \
+                or len(self._view_terms) != height:
+            self._row_terms = _terms(np.arange(len(counts)) + 0.5, self._period, HARMONICS)
+            self._view_terms = _terms((np.arange(height) + 0.5) / CELL, self._period, HARMONICS)
+        wave = _fit_wave(self._row_terms[measured], row_light, weight)
+        light = self._view_terms @ wave
         if np.abs(light - factor).max() < BANDS:
             return None
         return light if np.abs(light - 1.0).max() >= STEADY else None
@@ -162,29 +169,25 @@ def bands_notice(camera: str, rows: float) -> str:
             "(anti-flicker) frequency to the mains")
 
 
-def _basis(place: np.ndarray, period: float, harmonics: int) -> np.ndarray:
+def _terms(place: np.ndarray, period: float, harmonics: int) -> np.ndarray:
+    """A wave's terms at rows `place` (in patch rows): 1, then the sines and cosines of the
+    period and its `harmonics` - 1 fractions."""
     angle = 2 * np.pi * place[:, None] / period * np.arange(1, harmonics + 1)[None, :]
     return np.column_stack([np.ones_like(place), np.sin(angle), np.cos(angle)])
 
 
-def _fit_wave(place: np.ndarray, light: np.ndarray, weight: np.ndarray,
-              period: float) -> np.ndarray:
-    """The wave of `period` (and its harmonics) through the rows' light, by weighted least
-    squares reweighted twice so that rows a hand or a die covers count less."""
-    basis = _basis(place, period, HARMONICS)
-    w = weight.copy()
-    for _ in range(3):
-        weighted = basis * w[:, None]
-        wave = np.linalg.solve(weighted.T @ basis + 1e-9 * np.eye(basis.shape[1]),
-                               weighted.T @ light)
-        residual = np.abs(light - basis @ wave)
+def _fit_wave(terms: np.ndarray, light: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """The wave (its weights on `terms`) through the rows' light, by weighted least squares
+    reweighted twice so that rows a hand or a die covers count less."""
+    ridge = 1e-9 * np.eye(terms.shape[1])
+    wave = np.linalg.solve((terms * weight[:, None]).T @ terms + ridge,
+                           (terms * weight[:, None]).T @ light)
+    for _ in range(2):
+        residual = np.abs(light - terms @ wave)
         scale = max(float(np.median(residual)) * 1.5, 1e-3)
-        w = weight / np.maximum(1.0, residual / (2 * scale))
+        weighted = terms * (weight / np.maximum(1.0, residual / (2 * scale)))[:, None]
+        wave = np.linalg.solve(weighted.T @ terms + ridge, weighted.T @ light)
     return np.asarray(wave)
-
-
-def _wave_at(wave: np.ndarray, place: np.ndarray, period: float) -> np.ndarray:
-    return np.asarray(_basis(place, period, HARMONICS) @ wave)
 
 
 def _explained(place: np.ndarray, light: np.ndarray,
@@ -229,9 +232,12 @@ def levelled(image: np.ndarray, factor: float | np.ndarray) -> np.ndarray:
     """`image` (uint8, any channels) as it would look with the light `factor` times dimmer
     (one factor, or one for each of its rows)."""
     if isinstance(factor, np.ndarray):
-        shape = (-1,) + (1,) * (image.ndim - 1)
-        scale = (1.0 / factor).astype(np.float32).reshape(shape)
-        return np.asarray(np.clip(image * scale + 0.5, 0, 255), np.uint8)
+        # A row's pixels, all channels, as one row of a 2-D image: OpenCV scales and rounds
+        # it several times faster than numpy's float arrays would.
+        flat = np.ascontiguousarray(image).reshape(image.shape[0], -1)
+        scale = np.broadcast_to((1.0 / factor).astype(np.float32)[:, None], flat.shape)
+        scaled = cv2.multiply(flat, np.ascontiguousarray(scale), dtype=cv2.CV_8U)
+        return np.asarray(scaled).reshape(image.shape)
     if factor == 1.0:
         return image
     return np.asarray(cv2.convertScaleAbs(image, alpha=1.0 / factor))
