@@ -43,13 +43,13 @@ FAR_FRAMES = 30
 # patch rows (a 30 ms readout of 480 rows puts a 100 Hz flicker's period at 20). Frames
 # whose rows differ from their factor by SPREAD (root mean square) and follow a wave of one
 # period (a sine explaining EXPLAINED of that) show the camera's bands; BAND_FRAMES of them
-# tell their period. A flicker of 4% spreads the rows by about 0.05; a steady or wholly
-# flickering light by under 0.005, dark patches' rounding, which can look like a long wave.
-# Bands move down the frame, where a difference that hangs on how bright a patch is (the
-# box's dark inside brightening less than the floor) only grows and shrinks: a frame counts
-# towards a period only where its wave's phase moved by MOVED (the sine of the change) since
-# the frame looked at before it. A frame's wave within BANDS of its factor is left to the
-# factor.
+# tell their period. Bands of a 4% flicker spread the rows by about 0.05. A flicker of the
+# whole view can spread them too, by up to 0.025 where the box's dark inside brightens by
+# another share than the floor, and such a step looks like a long wave; but bands move down
+# the frame, where a difference that hangs on how bright a patch is only grows and shrinks:
+# a frame counts towards a period only where its wave's phase moved by MOVED (the sine of
+# the change) since the frame looked at before it. A frame's wave within BANDS of its
+# factor is left to the factor.
 ROW_PATCHES = 3
 PERIODS = np.geomspace(3.0, 120.0, 72)
 SPREAD = 0.015
