@@ -36,14 +36,13 @@ def bench_game(root: Path, index: int, turns: int, size: str = "1280x720",
                readout: float = 0.0) -> tuple[int, Variant, Path]:
     """(seed, variant, folder) of the bench's `index`th game, generated into `root`: long
     and short in turn, every irregularity injected at random; under a changing light where
-    `flicker` or `ramp` is given (`synth.light.Light`)."""
+    `flicker` or `ramp` is given (`synth.light.relight_video`)."""
     seed = FIRST_SEED + index
     variant = Variant.LONG if index % 2 == 0 else Variant.SHORT
     game = root / f"game-{seed}"
     generate(game, variant, seed, parse_size(size), inject=("random",), max_turns=turns,
              tempo=tempo)
-    if flicker or ramp:
-        relight_video(game / "game.mp4", clip_light(seed, flicker, ramp, readout))
+    relight_video(game / "game.mp4", clip_light(seed, flicker, ramp, readout))
     return seed, variant, game
 
 

@@ -79,10 +79,10 @@ def main() -> None:
     else:
         zones = DiceZones.from_json(DRAWN_ZONES)
         throws = [(zones, (640, 480), drawn_throw(seed, 2 - seed % 2)) for seed in range(8)]
-    if args.flicker or args.ramp:
-        throws = [(zones, size, [clip_light(seed, args.flicker, args.ramp, args.readout)
-                                 .lit(image, index / 30) for index, image in enumerate(images)])
-                  for seed, (zones, size, images) in enumerate(throws)]
+    # A steady light leaves the frames as they are.
+    throws = [(zones, size, [clip_light(seed, args.flicker, args.ramp, args.readout)
+                             .lit(image, index / 30) for index, image in enumerate(images)])
+              for seed, (zones, size, images) in enumerate(throws)]
     reader.read(throws[0][2][0])  # warm up the sessions
     spent, worst, frames = 0.0, 0.0, 0
     for zones, size, images in throws:

@@ -38,6 +38,11 @@ class Light:
     phase: float = 0.0
     readout: float = 0.0
 
+    @property
+    def steady(self) -> bool:
+        """Whether the light never changes (a rolling shutter alone changes nothing)."""
+        return self.flicker == 0 and self.ramp == 0
+
     def gains(self, time: float, rows: int = 1) -> np.ndarray:
         """How much brighter than the clip's own exposure each of the `rows` of the frame
         taken at `time` is."""
@@ -77,7 +82,10 @@ def clip_light(seed: int, flicker: float, ramp: float, readout: float = 0.0) -> 
 
 
 def relight_video(path: Path, light: Light) -> None:
-    """Rewrite the video at `path` (mp4) as its camera would have seen it under `light`."""
+    """Rewrite the video at `path` (mp4) as its camera would have seen it under `light`;
+    under a steady light it is left as it is (not encoded again)."""
+    if light.steady:
+        return
     source = cv2.VideoCapture(str(path))
     fps = source.get(cv2.CAP_PROP_FPS)
     if not source.isOpened() or fps <= 0:

@@ -470,8 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_scenario: dict[str, list[ClipScore]] = {}
     for folder in folders:
         summary = json.loads((folder / "events.json").read_text())
-        light = (clip_light(summary["seed"], args.flicker, args.ramp, args.readout)
-                 if args.flicker or args.ramp else None)
+        light = clip_light(summary["seed"], args.flicker, args.ramp, args.readout)
         seen = run_clip(folder, reader, not args.no_view, args.fps, light=light)
         states = clip_states(folder)
         result = score_clip(observable(summary["events"], states), seen, states=states)

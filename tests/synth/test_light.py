@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 
-from synth.light import RAMP_BACK, RAMP_FROM, RAMP_SECONDS, Light, clip_light
+from synth.light import RAMP_BACK, RAMP_FROM, RAMP_SECONDS, Light, clip_light, relight_video
 
 
 def test_mains_flicker_beats_at_10_hz_against_30_fps_and_not_against_25() -> None:
@@ -42,3 +45,17 @@ def test_a_frame_is_lit_by_the_gain_at_its_time() -> None:
 def test_each_clip_has_its_own_phase_the_same_every_time() -> None:
     assert clip_light(1, 0.04, 0.0) == clip_light(1, 0.04, 0.0)
     assert clip_light(1, 0.04, 0.0).phase != clip_light(2, 0.04, 0.0).phase
+
+
+def test_a_video_under_a_steady_light_is_not_encoded_again(tmp_path: Path) -> None:
+    video = tmp_path / "clip.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (64, 48))
+    for index in range(6):
+        writer.write(np.full((48, 64, 3), 100 + index, np.uint8))
+    writer.release()
+    made = video.read_bytes()
+    assert Light(readout=0.03).steady and not Light(flicker=0.04).steady
+    relight_video(video, Light(readout=0.03))
+    assert video.read_bytes() == made
+    relight_video(video, Light(flicker=0.04))
+    assert video.read_bytes() != made
