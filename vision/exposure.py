@@ -169,11 +169,14 @@ def bands_notice(camera: str, rows: float) -> str:
             "(anti-flicker) frequency to the mains")
 
 
-def _terms(place: np.ndarray, period: float, harmonics: int) -> np.ndarray:
+def _terms(place: np.ndarray, period: float | np.ndarray, harmonics: int) -> np.ndarray:
     """A wave's terms at rows `place` (in patch rows): 1, then the sines and cosines of the
-    period and its `harmonics` - 1 fractions."""
-    angle = 2 * np.pi * place[:, None] / period * np.arange(1, harmonics + 1)[None, :]
-    return np.column_stack([np.ones_like(place), np.sin(angle), np.cos(angle)])
+    period and its `harmonics` - 1 fractions; (rows, terms), or (periods, rows, terms) for
+    an array of periods."""
+    angle = (2 * np.pi * place[:, None] / np.asarray(period)[..., None, None]
+             * np.arange(1, harmonics + 1))
+    return np.concatenate([np.ones((*angle.shape[:-1], 1)), np.sin(angle), np.cos(angle)],
+                          axis=-1)
 
 
 def _fit_wave(terms: np.ndarray, light: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -194,8 +197,7 @@ def _explained(place: np.ndarray, light: np.ndarray,
                weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The share of the rows' weighted variance one sine of each of PERIODS explains, and
     that sine (its sine and cosine parts, one row a period)."""
-    angle = 2 * np.pi * place[None, :] / PERIODS[:, None]
-    basis = np.stack([np.ones_like(angle), np.sin(angle), np.cos(angle)], axis=2)
+    basis = _terms(place, PERIODS, 1)
     weighted = basis * weight[None, :, None]
     normal = np.einsum("krp,krq->kpq", weighted, basis)
     wave = np.linalg.solve(normal + 1e-9 * np.eye(3),

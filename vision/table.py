@@ -251,7 +251,6 @@ class TableObserver:
             return f"{self.tray.moved}: the dice are not read"
         return None
 
-
     def _flicker(self) -> str | None:
         """The notice for the operator once the board's or the tray's frames have shown the
         light flickering in bands."""
