@@ -203,14 +203,16 @@ class TrayCamera:
         self._dice += [held[i][0] for i in still]
         rests = rests[:read] + [rests[read + i] for i in still]
         boxes = [d.box for d in self._dice]
-        # The empty tray is the still one between throws (a die lying unread must not be
-        # taken into it, nor one that stops in the box before the other is read): from the
-        # dice cleared away to the next die read, once still as long as a die lies at rest.
-        self._in_throw = self._in_throw or bool(boxes)
         if motion >= self.still_share:
             self._throw_began = self._throw_began or (frame, time)
             if previous is not None:  # the camera's first frame is no motion seen
                 self._first_motion = self._first_motion or (frame, time)
+        # The empty tray is the still one between throws (a die lying unread must not be
+        # taken into it, nor one that stops in the box before the other is read): from the
+        # dice cleared away to the next die read since something moved, once still as long
+        # as a die lies at rest. What is read before anything moved is the tray's own (a
+        # highlight read as a cocked die from the camera's first frame, 481008).
+        self._in_throw = self._in_throw or (bool(boxes) and self._first_motion is not None)
         if not self._in_throw and self._still_long(time):
             self._empty_tray.remember(grey, lit.copy())  # the frame's buffer may be reused
             self._throw_began = None
@@ -242,6 +244,11 @@ class TrayCamera:
         self._dice = self._surest.update(self._dice, rests, self._read_at)
         # A die called cocked in the open, with nothing to lean on, lies flat.
         dice = self._zones.flat_where_unpropped(self._dice, self.watcher.dice_per_throw)
+        if began is None:
+            # Nothing has moved since the camera started or the dice were cleared away: no
+            # throw was seen, and what lies read came to rest unseen, so no count can be
+            # timed from its rest (5.4.32, 5.4.33).
+            dice, rests = [], []
         events = self.watcher.update(frame, time, dice, motion, rests, unread, in_box_since)
         if any(event.kind is Kind.CLEARED for event in events):
             self._in_throw, self._first_motion = False, None
