@@ -495,3 +495,29 @@ def test_a_part_of_a_die_read_as_a_third_die_starts_no_count() -> None:
     knuckle = DieReading((100, 300, 60, 60), 3, False, 0.2, presence=0.2)
     events = run(DiceWatcher(), [(15, dice[:1], 0.05), (120, [dice[0], corner, knuckle], 0.0)])
     assert Kind.COCKED in [e.kind for e in events]
+
+
+def test_a_die_framed_by_its_pip_alone_starts_no_count() -> None:
+    """487205: a black 1 in a wall's shadow framed by its pip, under half the width at its
+    foot of the other die read flat and sure, was called cocked and voided a good throw. In
+    tray floor millimetres, as here a pixel a millimetre, the camera's perspective is undone."""
+    zones = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32),
+                      tray_mm=(640.0, 280.0))
+    one = DieReading((400, 300, 32, 31), 1, False, 0.99)
+    pip = DieReading((200, 300, 13, 13), None, True, 0.57)
+
+    def counted(where: DiceZones, dice: list[DieReading]) -> list[Kind]:
+        # the die read as a part lies unread in view, a change from the empty tray
+        def dice_at(frame: int) -> tuple[list[DieReading], list[int], float]:
+            return (dice[:1], [0], 0.05) if frame < 15 else (dice, [15] * len(dice), 0.0)
+        return [e.kind for e in run_rests(DiceWatcher(where), 135, dice_at, unread=1)
+                if e.kind in (Kind.COCKED, Kind.IN_BOX, Kind.VOID)]
+
+    assert counted(zones, [one, pip]) == []
+    # Half as wide or more it is a die, and its count starts; so it does where the other die
+    # is read unsurely, or the tray's size is not known.
+    wider = DieReading((200, 300, 16, 16), None, True, 0.57)
+    unsure = DieReading((400, 300, 32, 31), 1, False, 0.6)
+    unmeasured = DiceZones(np.array(TRAY, np.float32), np.array(BOX, np.float32))
+    for where, dice in ((zones, [one, wider]), (zones, [unsure, pip]), (unmeasured, [one, pip])):
+        assert counted(where, dice) == [Kind.COCKED, Kind.VOID]

@@ -155,16 +155,16 @@ class DiceZones:
     def too_wide(self, box: tuple[float, float, float, float]) -> bool:
         """Whether a reading's box is wider than one die can look where it stands (False
         when the tray's size is not known)."""
-        width = self._width_mm(box)
+        width = self.width_mm(box)
         return width is not None and width > MAX_DIE_WIDTH_MM
 
     def too_narrow(self, box: tuple[float, float, float, float]) -> bool:
         """Whether a reading's box in the tray is narrower than one die can look there (False
         when the tray's size is not known, and inside the box)."""
-        width = self._width_mm(box)
+        width = self.width_mm(box)
         return width is not None and width < MIN_DIE_WIDTH_MM and not self.in_box(box)
 
-    def _width_mm(self, box: tuple[float, float, float, float]) -> float | None:
+    def width_mm(self, box: tuple[float, float, float, float]) -> float | None:
         """A box's width at its foot in millimetres of tray floor (None when the tray's size
         is not known)."""
         if self._floor_mm is None:
