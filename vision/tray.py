@@ -244,7 +244,7 @@ class TrayCamera:
         self._dice = self._surest.update(self._dice, rests, self._read_at)
         # A die called cocked in the open, with nothing to lean on, lies flat.
         dice = self._zones.flat_where_unpropped(self._dice, self.watcher.dice_per_throw)
-        if began is None:
+        if self._first_motion is None:
             # Nothing has moved since the camera started or the dice were cleared away: no
             # throw was seen, and what lies read came to rest unseen, so no count can be
             # timed from its rest (5.4.32, 5.4.33).
