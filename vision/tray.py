@@ -292,7 +292,8 @@ class TrayCamera:
         # The last full reading's too-wide boxes stay the ones to look closer into.
         found = find_missing(self._search, self.dice_reader, crop, self._zones, self._dice,
                              self.watcher.dice_per_throw - len(self._dice),
-                             self.watcher.min_presence, lambda read: self._not_the_tray(read, lit),
+                             self.watcher.min_presence,
+                             lambda read: self._not_the_tray(read, lit, self._dice),
                              self._whole_search)
         if not found:
             found = self._read_changes(crop, lit, grey)
@@ -318,7 +319,7 @@ class TrayCamera:
         read = self.dice_reader.read_boxes(crop, np.array(lying, np.float32),
                                            np.full(len(lying), SURELY_PROPOSED), self.view,
                                            self._zones)
-        read, _ = self._zones.sort(self._not_the_tray(read, lit))
+        read, _ = self._zones.sort(self._not_the_tray(read, lit, self._dice))
         wanted = self.watcher.dice_per_throw - len(self._dice)
         return [die for die in read if die.presence >= self.watcher.min_presence][:wanted]
 
@@ -329,17 +330,26 @@ class TrayCamera:
         kept, self._too_wide = self._zones.sort(self._not_the_tray(dice, lit))
         return kept
 
-    def _not_the_tray(self, dice: list[DieReading], lit: np.ndarray) -> list[DieReading]:
+    def _not_the_tray(self, dice: list[DieReading], lit: np.ndarray,
+                      beside: Sequence[DieReading] = ()) -> list[DieReading]:
         """The readings less those called cocked on the tray itself, each of which would
-        void a good throw: on a die's shadow, the empty tray darkened (144001), or, out of
-        the box, on the empty tray unchanged (161005: a highlight on the tray). Not in the
-        box: a die lying there unread while the tray was still between throws is part of
-        the empty tray (a die in the tray so long unread would be too; none in 800 clips).
-        `lit`: the crop levelled, as the empty tray was remembered."""
-        return [die for die in dice
-                if not (die.cocked and (self._empty_tray.shadow(lit, die.box) or (
-                    not self._zones.lies_in_box(die)
-                    and self._empty_tray.unchanged(lit, die.box))))]
+        void a good throw: on a die's shadow, the empty tray darkened (144001); or, out of
+        the box, on the empty tray unchanged (161005: a highlight on the tray) or on a die's
+        hard shadow beside it, framed with what lies round it, the other dice read and those
+        held `beside` left out (481203). Not in the box: a die lying there unread while the
+        tray was still between throws is part of the empty tray (a die in the tray so long
+        unread would be too; none in 800 clips). `lit`: the crop levelled, as the empty tray
+        was remembered."""
+        def on_the_tray(die: DieReading) -> bool:
+            if self._empty_tray.shadow(lit, die.box):
+                return True
+            if self._zones.lies_in_box(die):
+                return False
+            others = [other.box for other in (*dice, *beside) if other is not die]
+            return (self._empty_tray.unchanged(lit, die.box)
+                    or self._empty_tray.shade_beside(lit, die.box, others))
+
+        return [die for die in dice if not (die.cocked and on_the_tray(die))]
 
     def _changed_share(self, before: np.ndarray | None, after: np.ndarray) -> float:
         """Share of the zones' pixels that changed visibly (1.0 with nothing to compare)."""

@@ -372,3 +372,31 @@ def test_a_box_showing_the_empty_tray_as_it_was_is_unchanged_and_a_die_is_not() 
     coloured[62:78, 42:58] = (110, 60, 110)  # grey level about the felt's 78
     assert abs(float(smoothed(coloured)[70, 50]) - float(smoothed(again)[70, 50])) < 12
     assert not empty.unchanged(coloured, felt_box)
+
+
+def test_a_dies_hard_shadow_framed_with_what_lies_round_it_is_no_die() -> None:
+    """481203: a flat white die on grained wood, its hard shadow beside it framed with a
+    sliver of the die and the lit wood round it, was read as a third die, cocked."""
+    rng = np.random.default_rng(2)
+    grain = cv2.GaussianBlur(rng.normal(0, 30, (120, 160)), (0, 0), sigmaX=6, sigmaY=1)
+    wood = np.clip(np.stack([60 + grain, 150 + grain, 200 + grain], axis=2), 0, 255
+                   ).astype(np.uint8)
+    empty = EmptyTray(np.ones(wood.shape[:2], bool))
+    empty.remember(smoothed(wood), wood)
+    seen = wood.copy()
+    seen[40:60, 60:80] = (seen[40:60, 60:80] * 0.5).astype(np.uint8)  # the shadow
+    seen[40:60, 40:60] = 235  # the die
+    die, framed = (40.0, 40.0, 20.0, 20.0), (56.0, 36.0, 30.0, 28.0)
+    assert not empty.shadow(seen, framed)  # the grain is no flat inside; the lit wood round it
+    assert empty.shade_beside(seen, framed, [die])
+    assert not empty.shade_beside(seen, framed, [])  # the die's sliver, brighter, counts then
+    assert not empty.shade_beside(seen, die, [framed])  # the die itself
+    # A black die showing a 1 on the grey tray, darker and of the tray's hue: its pip is
+    # brighter than the tray.
+    grey = np.full((120, 160, 3), 150, np.uint8)
+    on_grey = EmptyTray(np.ones(grey.shape[:2], bool))
+    on_grey.remember(smoothed(grey), grey)
+    black = grey.copy()
+    black[40:60, 40:60] = 30
+    cv2.circle(black, (50, 50), 3, (235, 235, 235), -1)
+    assert not on_grey.shade_beside(black, (38.0, 38.0, 24.0, 24.0), [])
