@@ -66,23 +66,18 @@ class EmptyTray:
     def shadow(self, colour: np.ndarray, box: Box) -> bool:
         """Whether `box` of the BGR image `colour` shows only the empty tray darkened: a
         die's shadow, not a die. False while the tray has not been seen empty in colour."""
-        if self._colour is None or self._colour.shape != colour.shape:
+        seen = self._beside_empty(colour, box)
+        if seen is None:
             return False
-        x, y, w, h = (round(v) for v in box)
-        now = colour[max(y, 0):y + h, max(x, 0):x + w].astype(np.float32)
-        empty = self._colour[max(y, 0):y + h, max(x, 0):x + w].astype(np.float32)
-        if now.size == 0:
-            return False
+        now, empty = seen[:2]
         grey, grey_empty = now.mean(axis=2), empty.mean(axis=2)
         change = grey - grey_empty
-        hue = np.abs(now / np.maximum(now.sum(axis=2, keepdims=True), 1.0)
-                     - empty / np.maximum(empty.sum(axis=2, keepdims=True), 1.0)).sum(axis=2)
         rows, columns = grey.shape
         inside = grey[int(INSIDE * rows):rows - int(INSIDE * rows),
                       int(INSIDE * columns):columns - int(INSIDE * columns)]
         return bool((change < -SHADOW_LEVEL).mean() >= SHADOW_DARKER
                     and (change > SHADOW_LEVEL).mean() <= SHADOW_BRIGHTER
-                    and np.median(hue) <= SHADOW_HUE
+                    and np.median(_hue_change(now, empty)) <= SHADOW_HUE
                     and inside.size > 0 and float(inside.std()) <= SHADOW_FLAT)
 
     def shade_beside(self, colour: np.ndarray, box: Box, beside: Sequence[Box]) -> bool:
@@ -90,14 +85,10 @@ class EmptyTray:
         (the other dice read), shows the empty tray and a shadow on it (SHADE_*): a die's
         hard shadow framed with what lies round it. False while the tray has not been seen
         empty in colour."""
-        if self._colour is None or self._colour.shape != colour.shape:
+        seen = self._beside_empty(colour, box)
+        if seen is None:
             return False
-        x, y, w, h = (round(v) for v in box)
-        left, top = max(x, 0), max(y, 0)
-        now = colour[top:y + h, left:x + w].astype(np.float32)
-        empty = self._colour[top:y + h, left:x + w].astype(np.float32)
-        if now.size == 0:
-            return False
+        now, empty, (left, top) = seen
         own = np.ones(now.shape[:2], bool)
         for bx, by, bw, bh in beside:
             own[max(round(by) - top, 0):max(round(by + bh) - top, 0),
@@ -108,13 +99,25 @@ class EmptyTray:
         grey, grey_empty = now.mean(axis=2), empty.mean(axis=2)
         change = grey - grey_empty
         darker = (change < -SHADOW_LEVEL) & own
-        hue = np.abs(now / np.maximum(now.sum(axis=2, keepdims=True), 1.0)
-                     - empty / np.maximum(empty.sum(axis=2, keepdims=True), 1.0)).sum(axis=2)
         ratio = grey[darker] / np.maximum(grey_empty[darker], 1.0)
         return bool(darker.sum() >= SHADE_DARKER * pixels
                     and ((change > SHADOW_LEVEL) & own).sum() <= SHADE_BRIGHTER * pixels
-                    and np.median(hue[own]) <= SHADOW_HUE
+                    and np.median(_hue_change(now, empty)[own]) <= SHADOW_HUE
                     and float(ratio.std()) < SHADE_SPREAD)
+
+    def _beside_empty(self, colour: np.ndarray,
+                      box: Box) -> tuple[np.ndarray, np.ndarray, tuple[int, int]] | None:
+        """`box` of the BGR image `colour` and of the empty tray, as floats, and where they
+        begin in the image; None while the tray has not been seen empty in colour, or with
+        nothing of the box in the image."""
+        if self._colour is None or self._colour.shape != colour.shape:
+            return None
+        x, y, w, h = (round(v) for v in box)
+        left, top = max(x, 0), max(y, 0)
+        now = colour[top:y + h, left:x + w].astype(np.float32)
+        if now.size == 0:
+            return None
+        return now, self._colour[top:y + h, left:x + w].astype(np.float32), (left, top)
 
     def unchanged(self, colour: np.ndarray, box: Box) -> bool:
         """Whether `box` of the BGR image `colour` shows the empty tray as it was: under
@@ -167,3 +170,10 @@ class EmptyTray:
         _, _, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
         return [(float(x), float(y), float(w), float(h))
                 for x, y, w, h, area in stats[1:] if area >= die_area]
+
+
+def _hue_change(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Per pixel, how far the shares of its light in each channel moved (0: the same hue)."""
+    shares = [image / np.maximum(image.sum(axis=2, keepdims=True), 1.0) for image in (now, before)]
+    change: np.ndarray = np.abs(shares[0] - shares[1]).sum(axis=2)
+    return change
