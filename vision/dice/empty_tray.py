@@ -66,7 +66,7 @@ class EmptyTray:
     def shadow(self, colour: np.ndarray, box: Box) -> bool:
         """Whether `box` of the BGR image `colour` shows only the empty tray darkened: a
         die's shadow, not a die. False while the tray has not been seen empty in colour."""
-        seen = self._beside_empty(colour, box)
+        seen = self._box_against_empty(colour, box)
         if seen is None:
             return False
         now, empty = seen[:2]
@@ -85,7 +85,7 @@ class EmptyTray:
         (the other dice read), shows the empty tray and a shadow on it (SHADE_*): a die's
         hard shadow framed with what lies round it. False while the tray has not been seen
         empty in colour."""
-        seen = self._beside_empty(colour, box)
+        seen = self._box_against_empty(colour, box)
         if seen is None:
             return False
         now, empty, (left, top) = seen
@@ -105,7 +105,7 @@ class EmptyTray:
                     and np.median(_hue_change(now, empty)[own]) <= SHADOW_HUE
                     and float(ratio.std()) < SHADE_SPREAD)
 
-    def _beside_empty(self, colour: np.ndarray,
+    def _box_against_empty(self, colour: np.ndarray,
                       box: Box) -> tuple[np.ndarray, np.ndarray, tuple[int, int]] | None:
         """`box` of the BGR image `colour` and of the empty tray, as floats, and where they
         begin in the image; None while the tray has not been seen empty in colour, or with
